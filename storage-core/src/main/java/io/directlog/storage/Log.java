@@ -1,0 +1,154 @@
+package io.directlog.storage;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+import org.agrona.DirectBuffer;
+
+/**
+ * A named append-only sequence of records with dense 64-bit offsets from 0.
+ * <p>
+ * Appends are accepted from any thread and handed to the one writer thread that owns this log; they are
+ * acknowledged in offset order. Reads are served from resident cache pages without a lock the writer
+ * waits on, or from disk. Readers see records that are durable under the log's default durability
+ * ({@link LogConfig#durability()}); a log whose default is MEMORY shows what is in memory.
+ * <p>
+ * Thread-safe.
+ */
+public interface Log extends AutoCloseable
+{
+    /** @return the log's name within its store. */
+    String name();
+
+    /** @return the log's configuration. */
+    LogConfig config();
+
+    /**
+     * Appends one record with the log's default durability.
+     *
+     * @param payload the record's bytes; copied before this method returns.
+     * @return the record's offset once it is acknowledged.
+     */
+    CompletableFuture<Long> append(byte[] payload);
+
+    /**
+     * Appends one record.
+     *
+     * @param payload    the record's bytes; copied before this method returns.
+     * @param durability when to acknowledge.
+     * @return the record's offset once it is acknowledged.
+     */
+    CompletableFuture<Long> append(byte[] payload, Durability durability);
+
+    /**
+     * Appends a producer's batch that holds {@code recordCount} records: it takes the offsets
+     * {@code [base, base + recordCount)}.
+     *
+     * @param payload     the batch's bytes; copied before this method returns.
+     * @param recordCount how many records the payload holds; at least 1.
+     * @param durability  when to acknowledge.
+     * @return the base offset once the batch is acknowledged.
+     */
+    CompletableFuture<Long> append(byte[] payload, int recordCount, Durability durability);
+
+    /**
+     * Appends the remaining bytes of a buffer as one record; the buffer's position is not moved.
+     *
+     * @param payload    the record's bytes; copied before this method returns.
+     * @param durability when to acknowledge.
+     * @return the record's offset once it is acknowledged.
+     */
+    CompletableFuture<Long> append(ByteBuffer payload, Durability durability);
+
+    /**
+     * The allocation-free append: copies {@code length} bytes at {@code index} and calls back on completion.
+     *
+     * @param buffer     the source; copied before this method returns.
+     * @param index      the first byte.
+     * @param length     how many bytes.
+     * @param durability when to acknowledge.
+     * @param callback   called once, in offset order, with the offset or the error.
+     */
+    void append(DirectBuffer buffer, int index, int length, Durability durability, AppendCallback callback);
+
+    /**
+     * The allocation-free append of a producer's batch.
+     *
+     * @param buffer      the source; copied before this method returns.
+     * @param index       the first byte.
+     * @param length      how many bytes.
+     * @param recordCount how many records the bytes hold; at least 1.
+     * @param durability  when to acknowledge.
+     * @param callback    called once, in offset order, with the base offset or the error.
+     */
+    void append(DirectBuffer buffer, int index, int length, int recordCount, Durability durability,
+        AppendCallback callback);
+
+    /** @return the offset the next append will get (appends queued but not yet written are not counted). */
+    long endOffset();
+
+    /** @return the first offset still stored; moves up with retention. */
+    long startOffset();
+
+    /** @return the offset below which every record is readable (the visibility rule of this log). */
+    long visibleEndOffset();
+
+    /**
+     * Reads whole appends starting with the one that holds {@code offset}.
+     *
+     * @param offset   where to start; within {@code [startOffset(), endOffset()]}.
+     * @param maxBytes an upper bound on the batch's bytes; at least one whole append is returned.
+     * @return the batch; empty when {@code offset} is not yet readable. Close it.
+     * @throws OffsetOutOfRangeException when offset is below the start or above the end.
+     * @throws IllegalArgumentException  when offset is negative or maxBytes is not positive.
+     * @throws LogClosedException        after close.
+     */
+    RecordBatch read(long offset, int maxBytes);
+
+    /**
+     * The first offset whose timestamp is at or after {@code timestampMillis}.
+     *
+     * @param timestampMillis epoch milliseconds.
+     * @return that offset, or {@link #visibleEndOffset()} when no readable record is that late.
+     */
+    long offsetForTimestamp(long timestampMillis);
+
+    /**
+     * Waits until {@code offset} is readable: for long-poll consumers.
+     *
+     * @param offset  the offset a consumer wants next.
+     * @param timeout how long to wait.
+     * @return true when the offset became readable, false on timeout.
+     * @throws InterruptedException when interrupted while waiting.
+     */
+    boolean awaitAppend(long offset, Duration timeout) throws InterruptedException;
+
+    /**
+     * Opens a sequential reader.
+     *
+     * @param offset the first offset to read.
+     * @return the reader; close it.
+     */
+    LogReader reader(long offset);
+
+    /**
+     * Drops every record at or above {@code offset}, durably, before returning; appends continue from it.
+     *
+     * @param offset the new end offset, within {@code [startOffset(), endOffset()]}.
+     */
+    void truncateTo(long offset);
+
+    /** @return the durability this log actually provides when asked for DIRECT (after device and filesystem checks). */
+    Durability effectiveDurability(Durability requested);
+
+    /** @return a snapshot of this log's counters. */
+    LogStats stats();
+
+    /** @return true while the log accepts appends; false after close or fail-stop. */
+    boolean isWritable();
+
+    /** Flushes everything, records a clean shutdown, and releases the log's pages. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,229 @@
+package io.directlog.storage;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+import io.directlog.storage.io.BlockIo;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * Store-wide settings: the directory, the one memory budget shared by every log's cache pages, the writer
+ * threads, back-pressure, and how damage found at open is handled. Immutable; build with
+ * {@link #builder(Path)}.
+ */
+public final class StoreConfig
+{
+    /** The page pool's budget: 512 MiB. */
+    public static final long MEMORY_BUDGET_DEFAULT = 512L << 20;
+    /** How long an append waits for room in a full writer queue: 5 s. */
+    public static final Duration APPEND_TIMEOUT_DEFAULT = Duration.ofSeconds(5);
+    /** Bytes of each writer's bounded queue (records are copied in): 8 MiB. */
+    public static final int WRITER_QUEUE_BYTES_DEFAULT = 8 << 20;
+    /** System property that turns native (O_DIRECT) I/O off, forcing the buffered fallback. */
+    public static final String BUFFERED_IO_PROP_NAME = "directlog.io.buffered";
+
+    private final Path directory;
+    private final long memoryBudget;
+    private final int writerThreads;
+    private final Duration appendTimeout;
+    private final int writerQueueBytes;
+    private final LogConfig defaultLogConfig;
+    private final RecoveryMode recoveryMode;
+    private final MeterRegistry meterRegistry;
+    private final BlockIo blockIo;
+    private final boolean allowBufferedFallback;
+
+    private StoreConfig(final Builder b)
+    {
+        directory = b.directory;
+        memoryBudget = b.memoryBudget;
+        writerThreads = b.writerThreads;
+        appendTimeout = b.appendTimeout;
+        writerQueueBytes = b.writerQueueBytes;
+        defaultLogConfig = b.defaultLogConfig;
+        recoveryMode = b.recoveryMode;
+        meterRegistry = b.meterRegistry;
+        blockIo = b.blockIo;
+        allowBufferedFallback = b.allowBufferedFallback;
+    }
+
+    /**
+     * @param directory where the store keeps its logs; created if missing.
+     * @return a builder holding the defaults.
+     */
+    public static Builder builder(final Path directory)
+    {
+        return new Builder(directory);
+    }
+
+    /** @return the store's directory. */
+    public Path directory()
+    {
+        return directory;
+    }
+
+    /** @return bytes of native memory all cache pages together may use. */
+    public long memoryBudget()
+    {
+        return memoryBudget;
+    }
+
+    /** @return writer threads; each log is pinned to one. */
+    public int writerThreads()
+    {
+        return writerThreads;
+    }
+
+    /** @return how long an append waits for room in a full writer queue before failing. */
+    public Duration appendTimeout()
+    {
+        return appendTimeout;
+    }
+
+    /** @return bytes of each writer's bounded queue. */
+    public int writerQueueBytes()
+    {
+        return writerQueueBytes;
+    }
+
+    /** @return the configuration of logs opened without one. */
+    public LogConfig defaultLogConfig()
+    {
+        return defaultLogConfig;
+    }
+
+    /** @return what opening does with damage. */
+    public RecoveryMode recoveryMode()
+    {
+        return recoveryMode;
+    }
+
+    /** @return the registry for meters, or null for none. */
+    public MeterRegistry meterRegistry()
+    {
+        return meterRegistry;
+    }
+
+    /** @return the I/O layer to use, or null to choose native O_DIRECT (or the buffered fallback). */
+    public BlockIo blockIo()
+    {
+        return blockIo;
+    }
+
+    /** @return whether the store may run buffered (fdatasync per flush) where O_DIRECT is unavailable. */
+    public boolean allowBufferedFallback()
+    {
+        return allowBufferedFallback;
+    }
+
+    /** Fluent builder; setters return this. Not thread-safe. */
+    public static final class Builder
+    {
+        private final Path directory;
+        private long memoryBudget = MEMORY_BUDGET_DEFAULT;
+        private int writerThreads = Math.min(4, Runtime.getRuntime().availableProcessors());
+        private Duration appendTimeout = APPEND_TIMEOUT_DEFAULT;
+        private int writerQueueBytes = WRITER_QUEUE_BYTES_DEFAULT;
+        private LogConfig defaultLogConfig = LogConfig.defaults();
+        private RecoveryMode recoveryMode = RecoveryMode.TOLERATE_TORN_TAIL;
+        private MeterRegistry meterRegistry;
+        private BlockIo blockIo;
+        private boolean allowBufferedFallback = true;
+
+        private Builder(final Path directory)
+        {
+            this.directory = Objects.requireNonNull(directory, "directory");
+        }
+
+        /** @param bytes the page pool's budget. @return this */
+        public Builder memoryBudget(final long bytes)
+        {
+            memoryBudget = bytes;
+            return this;
+        }
+
+        /** @param threads writer threads, 1 to 64. @return this */
+        public Builder writerThreads(final int threads)
+        {
+            writerThreads = threads;
+            return this;
+        }
+
+        /** @param timeout how long a full queue may block an append. @return this */
+        public Builder appendTimeout(final Duration timeout)
+        {
+            appendTimeout = Objects.requireNonNull(timeout, "appendTimeout");
+            return this;
+        }
+
+        /** @param bytes each writer's queue, a power of two from 64 KiB to 1 GiB. @return this */
+        public Builder writerQueueBytes(final int bytes)
+        {
+            writerQueueBytes = bytes;
+            return this;
+        }
+
+        /** @param config configuration of logs opened without one. @return this */
+        public Builder defaultLogConfig(final LogConfig config)
+        {
+            defaultLogConfig = Objects.requireNonNull(config, "defaultLogConfig");
+            return this;
+        }
+
+        /** @param mode what opening does with damage. @return this */
+        public Builder recoveryMode(final RecoveryMode mode)
+        {
+            recoveryMode = Objects.requireNonNull(mode, "recoveryMode");
+            return this;
+        }
+
+        /** @param registry where meters go, or null. @return this */
+        public Builder meterRegistry(final MeterRegistry registry)
+        {
+            meterRegistry = registry;
+            return this;
+        }
+
+        /** @param io the I/O layer (tests pass a simulated device), or null for the default. @return this */
+        public Builder blockIo(final BlockIo io)
+        {
+            blockIo = io;
+            return this;
+        }
+
+        /** @param allow run buffered plus fdatasync where O_DIRECT is unavailable. @return this */
+        public Builder allowBufferedFallback(final boolean allow)
+        {
+            allowBufferedFallback = allow;
+            return this;
+        }
+
+        /**
+         * @return the checked configuration.
+         * @throws IllegalArgumentException naming the first bad value.
+         */
+        public StoreConfig build()
+        {
+            if (memoryBudget < LogConfig.SEGMENT_SIZE_MIN)
+            {
+                throw new IllegalArgumentException("memoryBudget=" + memoryBudget + " must hold at least one " +
+                    "write page (" + LogConfig.SEGMENT_SIZE_MIN + " bytes)");
+            }
+            if (writerThreads < 1 || writerThreads > 64)
+            {
+                throw new IllegalArgumentException("writerThreads=" + writerThreads + " must be 1 to 64");
+            }
+            if (appendTimeout.isNegative())
+            {
+                throw new IllegalArgumentException("appendTimeout=" + appendTimeout + " must not be negative");
+            }
+            if (writerQueueBytes < (64 << 10) || Integer.bitCount(writerQueueBytes) != 1 || writerQueueBytes > (1 << 30))
+            {
+                throw new IllegalArgumentException("writerQueueBytes=" + writerQueueBytes +
+                    " must be a power of two from 65536 to 1073741824");
+            }
+            return new StoreConfig(this);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package io.directlog.storage.io;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The block-I/O interface the engine writes through: files opened for direct I/O, positional writes and reads
+ * from native memory, and the directory operations whose durability matters (create, rename, delete, fsync of
+ * the directory).
+ * <p>
+ * Implementations: {@link NativeBlockIo} (O_DIRECT through storage-native), {@link BufferedBlockIo} (the fallback
+ * where O_DIRECT is unavailable: buffered writes, every DIRECT or DSYNC flush followed by fdatasync), and in
+ * tests a simulated device for crash and fault injection. All engine I/O goes through here, so nothing the
+ * engine does bypasses a fault model.
+ * <p>
+ * Thread-safe.
+ */
+public interface BlockIo
+{
+    /**
+     * Opens a file.
+     *
+     * @param path   the file.
+     * @param mode   how writes reach the device.
+     * @param create create the file if it does not exist.
+     * @return the open file.
+     * @throws IOException when the file cannot be opened.
+     */
+    BlockFile open(Path path, FileMode mode, boolean create) throws IOException;
+
+    /**
+     * Renames a file; durable only after {@link #syncDirectory(Path)}.
+     *
+     * @param from the existing file.
+     * @param to   its new name.
+     * @throws IOException when the rename fails.
+     */
+    void rename(Path from, Path to) throws IOException;
+
+    /**
+     * Deletes a file if it exists; durable only after {@link #syncDirectory(Path)}.
+     *
+     * @param path the file.
+     * @throws IOException when the delete fails.
+     */
+    void delete(Path path) throws IOException;
+
+    /**
+     * Lists a directory's regular files.
+     *
+     * @param dir the directory.
+     * @return its files, in no order.
+     * @throws IOException when the directory cannot be read.
+     */
+    List<Path> list(Path dir) throws IOException;
+
+    /**
+     * Creates a directory and its parents if missing, and makes the new entries durable.
+     *
+     * @param dir the directory.
+     * @throws IOException when it cannot be created.
+     */
+    void createDirectories(Path dir) throws IOException;
+
+    /**
+     * fsyncs a directory, making creates, renames and deletes in it durable.
+     *
+     * @param dir the directory.
+     * @throws IOException when the sync fails.
+     */
+    void syncDirectory(Path dir) throws IOException;
+
+    /** @return the alignment of positions, lengths and memory addresses for direct I/O, in bytes. */
+    int alignment();
+
+    /** @return true when writes bypass the page cache (O_DIRECT). */
+    boolean isDirect();
+
+    /** @return a short description for logs and {@code deviceInfo()}. */
+    String describe();
+}
