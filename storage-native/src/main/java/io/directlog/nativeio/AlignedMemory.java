@@ -1,0 +1,197 @@
+package io.directlog.nativeio;
+
+import com.sun.jna.Pointer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A block of native memory from {@code posix_memalign}, zeroed, freed by {@link #close()}. O_DIRECT needs the
+ * buffer address aligned (512 or 4096 bytes, see {@link NativeFileSystem#directIoAlignment}); the JVM's own direct
+ * buffers only promise 8 (or 16), hence this class.
+ *
+ * <p>There is no cleaner: memory not closed is leaked, on purpose, so that owners (page pools) stay accountable.
+ * After {@link #close()} the {@link #buffer()} view is re-pointed at an empty array, so a stale reference fails a
+ * bounds check instead of touching freed memory; the {@link #byteBuffer()} view cannot be revoked and must not be
+ * used after close.
+ *
+ * <p>Thread-safe for {@link #close()} (frees exactly once); reading and writing the bytes is the caller's to order.
+ */
+public final class AlignedMemory implements AutoCloseable
+{
+    private static final byte[] EMPTY = new byte[0];
+
+    private final long address;
+    private final long size;
+    private final int alignment;
+    private final UnsafeBuffer buffer;
+    private final ByteBuffer byteBuffer;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private AlignedMemory(final long address, final long size, final int alignment)
+    {
+        this.address = address;
+        this.size = size;
+        this.alignment = alignment;
+        if (size <= Integer.MAX_VALUE)
+        {
+            this.buffer = new UnsafeBuffer(address, (int)size);
+            this.byteBuffer = new Pointer(address).getByteBuffer(0, size);
+        }
+        else
+        {
+            this.buffer = null;
+            this.byteBuffer = null;
+        }
+    }
+
+    /**
+     * Allocates zeroed memory.
+     *
+     * @param size      bytes; positive and a multiple of {@code alignment}.
+     * @param alignment a power of two, at least 8.
+     * @return the block.
+     * @throws IllegalArgumentException      naming the bad value.
+     * @throws NativeMemoryException         if posix_memalign fails.
+     * @throws UnsupportedOperationException if native I/O is unavailable.
+     */
+    public static AlignedMemory allocate(final long size, final int alignment)
+    {
+        if (alignment < 8 || Integer.bitCount(alignment) != 1)
+        {
+            throw new IllegalArgumentException("alignment must be a power of two >= 8: " + alignment);
+        }
+        if (size <= 0)
+        {
+            throw new IllegalArgumentException("size must be positive: " + size);
+        }
+        if ((size & (alignment - 1)) != 0)
+        {
+            throw new IllegalArgumentException(
+                "size must be a multiple of the alignment " + alignment + ": " + size);
+        }
+        NativeIo.ensureAvailable();
+        final long[] out = new long[1];
+        final int rc = LibC.posix_memalign(out, alignment, size);
+        if (rc != 0)
+        {
+            throw new NativeMemoryException(
+                "posix_memalign(alignment=" + alignment + ", size=" + size + ") failed", rc);
+        }
+        // posix_memalign does not zero; a page-cache page or I/O buffer must not expose old heap bytes.
+        LibC.memset(out[0], 0, size);
+        return new AlignedMemory(out[0], size, alignment);
+    }
+
+    /**
+     * @return the native address of the first byte.
+     * @throws IllegalStateException after {@link #close()}.
+     */
+    public long address()
+    {
+        checkOpen();
+        return address;
+    }
+
+    /**
+     * @return the size in bytes.
+     */
+    public long size()
+    {
+        return size;
+    }
+
+    /**
+     * @return the alignment of {@link #address()}.
+     */
+    public int alignment()
+    {
+        return alignment;
+    }
+
+    /**
+     * A view over the whole block, created once: share it, do not re-wrap it.
+     *
+     * @return the view.
+     * @throws IllegalStateException after close, or if the block is larger than {@link Integer#MAX_VALUE} bytes.
+     */
+    public UnsafeBuffer buffer()
+    {
+        checkOpen();
+        checkViewable();
+        return buffer;
+    }
+
+    /**
+     * A direct {@link ByteBuffer} over the whole block, created once; callers {@code duplicate()} it to get their
+     * own position and limit. Its byte order is big-endian, as for any new ByteBuffer.
+     *
+     * @return the view.
+     * @throws IllegalStateException after close, or if the block is larger than {@link Integer#MAX_VALUE} bytes.
+     */
+    public ByteBuffer byteBuffer()
+    {
+        checkOpen();
+        checkViewable();
+        return byteBuffer;
+    }
+
+    /**
+     * Sets every byte to 0.
+     *
+     * @throws IllegalStateException after close.
+     */
+    public void zero()
+    {
+        checkOpen();
+        LibC.memset(address, 0, size);
+    }
+
+    /**
+     * @return whether {@link #close()} has been called.
+     */
+    public boolean isClosed()
+    {
+        return closed.get();
+    }
+
+    /**
+     * Frees the memory; idempotent and safe against concurrent calls.
+     */
+    @Override
+    public void close()
+    {
+        if (closed.compareAndSet(false, true))
+        {
+            if (buffer != null)
+            {
+                buffer.wrap(EMPTY);
+            }
+            LibC.free(address);
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "AlignedMemory{address=0x" + Long.toHexString(address) + ", size=" + size + ", alignment=" +
+            alignment + (closed.get() ? ", closed" : "") + "}";
+    }
+
+    private void checkOpen()
+    {
+        if (closed.get())
+        {
+            throw new IllegalStateException("aligned memory is closed: " + this);
+        }
+    }
+
+    private void checkViewable()
+    {
+        if (buffer == null)
+        {
+            throw new IllegalStateException("block of " + size + " bytes is too large for a buffer view");
+        }
+    }
+}
