@@ -1,0 +1,137 @@
+package io.directlog.nativeio;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class AlignedMemoryTest
+{
+    @BeforeEach
+    void setUp()
+    {
+        NativeTestSupport.assumeNative();
+    }
+
+    @Test
+    void addressIsAlignedAndMemoryStartsZeroed()
+    {
+        for (final int alignment : new int[] {8, 512, 4096, 65536})
+        {
+            try (AlignedMemory memory = AlignedMemory.allocate(alignment * 4L, alignment))
+            {
+                assertEquals(0, memory.address() % alignment);
+                assertEquals(alignment * 4L, memory.size());
+                assertEquals(alignment, memory.alignment());
+                for (int i = 0; i < memory.size(); i++)
+                {
+                    assertEquals(0, memory.buffer().getByte(i));
+                }
+            }
+        }
+    }
+
+    @Test
+    void zeroClearsWrittenBytes()
+    {
+        try (AlignedMemory memory = AlignedMemory.allocate(8192, 4096))
+        {
+            NativeTestSupport.fill(memory, 3);
+            memory.zero();
+            for (int i = 0; i < memory.size(); i++)
+            {
+                assertEquals(0, memory.buffer().getByte(i));
+            }
+        }
+    }
+
+    @Test
+    void viewsCoverTheWholeBlockAndAreCreatedOnce()
+    {
+        try (AlignedMemory memory = AlignedMemory.allocate(4096, 4096))
+        {
+            final UnsafeBuffer buffer = memory.buffer();
+            assertSame(buffer, memory.buffer());
+            assertEquals(memory.address(), buffer.addressOffset());
+            assertEquals(4096, buffer.capacity());
+
+            final ByteBuffer bb = memory.byteBuffer();
+            assertSame(bb, memory.byteBuffer());
+            assertTrue(bb.isDirect());
+            assertEquals(4096, bb.capacity());
+            buffer.putByte(100, (byte)0x5A);
+            assertEquals(0x5A, bb.get(100));
+        }
+    }
+
+    @Test
+    void badAlignmentIsRejectedNamingTheValue()
+    {
+        final IllegalArgumentException notPowerOfTwo =
+            assertThrows(IllegalArgumentException.class, () -> AlignedMemory.allocate(4096, 3000));
+        assertTrue(notPowerOfTwo.getMessage().contains("3000"), notPowerOfTwo::getMessage);
+        final IllegalArgumentException tooSmall =
+            assertThrows(IllegalArgumentException.class, () -> AlignedMemory.allocate(4096, 4));
+        assertTrue(tooSmall.getMessage().contains("power of two >= 8: 4"), tooSmall::getMessage);
+    }
+
+    @Test
+    void badSizeIsRejectedNamingTheValue()
+    {
+        final IllegalArgumentException zero =
+            assertThrows(IllegalArgumentException.class, () -> AlignedMemory.allocate(0, 4096));
+        assertTrue(zero.getMessage().contains("positive: 0"), zero::getMessage);
+        final IllegalArgumentException notMultiple =
+            assertThrows(IllegalArgumentException.class, () -> AlignedMemory.allocate(5000, 4096));
+        assertTrue(notMultiple.getMessage().contains("multiple of the alignment 4096: 5000"),
+            notMultiple::getMessage);
+    }
+
+    @Test
+    void hugeAllocationFailsWithNativeMemoryExceptionNotAnError()
+    {
+        final NativeMemoryException ex = assertThrows(NativeMemoryException.class,
+            () -> AlignedMemory.allocate(1L << 62, 4096));
+        assertEquals(Errno.ENOMEM, ex.errno());
+        assertTrue(ex.getMessage().contains("posix_memalign"), ex::getMessage);
+    }
+
+    @Test
+    void accessAfterCloseThrowsAndDoubleCloseIsHarmless()
+    {
+        final AlignedMemory memory = AlignedMemory.allocate(4096, 4096);
+        final UnsafeBuffer stale = memory.buffer();
+        assertFalse(memory.isClosed());
+        memory.close();
+        memory.close();
+
+        assertTrue(memory.isClosed());
+        assertThrows(IllegalStateException.class, memory::address);
+        assertThrows(IllegalStateException.class, memory::buffer);
+        assertThrows(IllegalStateException.class, memory::byteBuffer);
+        assertThrows(IllegalStateException.class, memory::zero);
+        // The view handed out earlier no longer points at the freed block.
+        assertThrows(IndexOutOfBoundsException.class, () -> stale.getByte(0));
+    }
+
+    @Test
+    void concurrentClosesFreeOnce() throws Exception
+    {
+        for (int round = 0; round < 200; round++)
+        {
+            final AlignedMemory memory = AlignedMemory.allocate(4096, 4096);
+            final Thread other = new Thread(memory::close);
+            other.start();
+            memory.close();
+            other.join(10_000);
+            assertTrue(memory.isClosed());
+        }
+    }
+}
