@@ -1,0 +1,96 @@
+package io.directlog.cli.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * What every scenario of one run shares: the run's directory, the timing, the progress stream, and the O_DIRECT
+ * probe of the directory (done once).
+ * <p>
+ * Used by the runner's thread; the scenarios' worker threads only read the timing.
+ */
+final class BenchContext
+{
+    private final Path directory;
+    private final BenchOptions options;
+    private final PrintStream progress;
+    private final DirectIoSupport directIo;
+
+    /**
+     * @param directory the run's own directory (removed after the run).
+     * @param options   the parsed options.
+     * @param progress  where progress lines go (stderr).
+     * @param directIo  whether raw O_DIRECT I/O works in {@code directory}.
+     */
+    BenchContext(final Path directory, final BenchOptions options, final PrintStream progress,
+        final DirectIoSupport directIo)
+    {
+        this.directory = directory;
+        this.options = options;
+        this.progress = progress;
+        this.directIo = directIo;
+    }
+
+    Path directory()
+    {
+        return directory;
+    }
+
+    long warmupNanos()
+    {
+        return options.warmupNanos();
+    }
+
+    long measureNanos()
+    {
+        return options.measureNanos();
+    }
+
+    long coldReadBytes()
+    {
+        return options.coldReadBytes();
+    }
+
+    DirectIoSupport directIo()
+    {
+        return directIo;
+    }
+
+    /**
+     * A fresh, empty directory for one scenario's files; the runner deletes it when the scenario ends.
+     *
+     * @param scenario the scenario's name.
+     * @return the directory.
+     * @throws IOException when it cannot be created.
+     */
+    Path scenarioDirectory(final String scenario) throws IOException
+    {
+        final Path dir = directory.resolve(scenario);
+        BenchDirectory.delete(dir);
+        return Files.createDirectories(dir);
+    }
+
+    /**
+     * A directory for files several scenarios use (the 256 MiB sequential file); removed with the run's directory.
+     *
+     * @return the directory.
+     * @throws IOException when it cannot be created.
+     */
+    Path sharedDirectory() throws IOException
+    {
+        return Files.createDirectories(directory.resolve("shared"));
+    }
+
+    /**
+     * Prints a progress detail under the scenario's start line.
+     *
+     * @param message what is happening, such as "writing 512 MiB".
+     */
+    void progress(final String message)
+    {
+        progress.println("      " + message);
+        progress.flush();
+    }
+}

@@ -1,0 +1,226 @@
+package io.directlog.cli.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import io.directlog.cli.UsageException;
+
+/**
+ * The parsed options of {@code ./directlog bench}. Immutable once parsed.
+ * <p>
+ * Timing: every row measures for {@link #measureNanos()} after a warm-up of {@link #warmupNanos()} that is not
+ * recorded. The defaults make a full run last about a minute; {@code --quick} about 15 s.
+ */
+final class BenchOptions
+{
+    static final double DURATION_DEFAULT_SECONDS = 3.0;
+    static final double DURATION_QUICK_SECONDS = 0.8;
+    static final double DURATION_MAX_SECONDS = 3600;
+    /** Data written and read back by engine-cold-read. */
+    static final long COLD_READ_BYTES_DEFAULT = 512L << 20;
+    static final long COLD_READ_BYTES_QUICK = 128L << 20;
+
+    static final String USAGE = String.join("\n",
+        "usage: ./directlog bench [options]",
+        "",
+        "Measures the raw device and the engine in the same run, so the ratios between rows mean something.",
+        "Prints one progress line per scenario on stderr and a table at the end.",
+        "",
+        "options:",
+        "  --dir DIR             where to write (default: a new directlog-bench-XXXX here, removed afterwards)",
+        "  --only NAME[,NAME]    run only these scenarios",
+        "  --quick               about 15 s in total instead of about a minute",
+        "  --duration SECONDS    measurement per row (default " + DURATION_DEFAULT_SECONDS + ", --quick "
+            + DURATION_QUICK_SECONDS + "); each row also warms up first",
+        "  --json FILE           also write one JSON object per row and line to FILE",
+        "  --help                this text",
+        "",
+        "scenarios, in order:",
+        Scenarios.describe(),
+        "",
+        "exit code: 0 all rows measured or unavailable here, 1 a scenario failed, 2 bad usage",
+        "");
+
+    private final Path directory;
+    private final List<String> scenarios;
+    private final boolean quick;
+    private final double durationSeconds;
+    private final Path jsonFile;
+    private final boolean help;
+
+    private BenchOptions(final Path directory, final List<String> scenarios, final boolean quick,
+        final double durationSeconds, final Path jsonFile, final boolean help)
+    {
+        this.directory = directory;
+        this.scenarios = List.copyOf(scenarios);
+        this.quick = quick;
+        this.durationSeconds = durationSeconds;
+        this.jsonFile = jsonFile;
+        this.help = help;
+    }
+
+    /**
+     * @param args the arguments after {@code bench}; {@code --name value} and {@code --name=value} both work.
+     * @return the options.
+     * @throws UsageException naming the bad option or value.
+     */
+    static BenchOptions parse(final String[] args) throws UsageException
+    {
+        Path directory = null;
+        List<String> only = Scenarios.NAMES;
+        boolean quick = false;
+        Double duration = null;
+        Path json = null;
+        boolean help = false;
+
+        for (int i = 0; i < args.length; i++)
+        {
+            final String arg = args[i];
+            final int eq = arg.indexOf('=');
+            final String name = arg.startsWith("--") && eq > 0 ? arg.substring(0, eq) : arg;
+            final String inlineValue = arg.startsWith("--") && eq > 0 ? arg.substring(eq + 1) : null;
+            switch (name)
+            {
+                case "--help", "-h" -> help = true;
+                case "--quick" -> quick = true;
+                case "--dir" -> directory = Path.of(nonEmpty(name, inlineValue != null ? inlineValue : value(args, i++)));
+                case "--json" -> json = Path.of(nonEmpty(name, inlineValue != null ? inlineValue : value(args, i++)));
+                case "--only" -> only = scenarioNames(inlineValue != null ? inlineValue : value(args, i++));
+                case "--duration" -> duration = seconds(inlineValue != null ? inlineValue : value(args, i++));
+                default -> throw new UsageException(arg.startsWith("-") ?
+                    "unknown option '" + arg + "'" : "unexpected argument '" + arg + "'");
+            }
+            if (inlineValue != null && (name.equals("--help") || name.equals("--quick")))
+            {
+                throw new UsageException(name + " takes no value");
+            }
+        }
+
+        final double seconds = duration != null ? duration : quick ? DURATION_QUICK_SECONDS : DURATION_DEFAULT_SECONDS;
+        return new BenchOptions(directory, only, quick, seconds, json, help);
+    }
+
+    /** @return the directory given with --dir, or null for a temporary one. */
+    Path directory()
+    {
+        return directory;
+    }
+
+    /** @return the scenarios to run, in the stable order of {@link Scenarios#NAMES}. */
+    List<String> scenarios()
+    {
+        return scenarios;
+    }
+
+    boolean quick()
+    {
+        return quick;
+    }
+
+    double durationSeconds()
+    {
+        return durationSeconds;
+    }
+
+    long measureNanos()
+    {
+        return (long)(durationSeconds * 1e9);
+    }
+
+    /** @return a quarter of the measurement, between 50 ms and 1 s: enough for the JIT and the device to settle. */
+    long warmupNanos()
+    {
+        return Math.max(50_000_000L, Math.min(1_000_000_000L, measureNanos() / 4));
+    }
+
+    long coldReadBytes()
+    {
+        return quick ? COLD_READ_BYTES_QUICK : COLD_READ_BYTES_DEFAULT;
+    }
+
+    /** @return the file given with --json, or null. */
+    Path jsonFile()
+    {
+        return jsonFile;
+    }
+
+    boolean help()
+    {
+        return help;
+    }
+
+    private static String value(final String[] args, final int i) throws UsageException
+    {
+        if (i + 1 >= args.length || args[i + 1].startsWith("--"))
+        {
+            throw new UsageException("option " + args[i] + " needs a value");
+        }
+        return args[i + 1];
+    }
+
+    private static String nonEmpty(final String option, final String value) throws UsageException
+    {
+        if (value.isBlank())
+        {
+            throw new UsageException("option " + option + " needs a value");
+        }
+        return value;
+    }
+
+    private static double seconds(final String value) throws UsageException
+    {
+        final double seconds;
+        try
+        {
+            seconds = Double.parseDouble(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException("--duration wants seconds, such as 3 or 0.5, not '" + value + "'");
+        }
+        if (!(seconds > 0 && seconds <= DURATION_MAX_SECONDS))
+        {
+            throw new UsageException("--duration must be above 0 and at most " + (int)DURATION_MAX_SECONDS +
+                " seconds, not '" + value + "'");
+        }
+        return seconds;
+    }
+
+    private static List<String> scenarioNames(final String value) throws UsageException
+    {
+        final Set<String> wanted = new LinkedHashSet<>();
+        final List<String> unknown = new ArrayList<>();
+        for (final String part : value.split(","))
+        {
+            final String name = part.trim().toLowerCase(Locale.ROOT);
+            if (name.isEmpty())
+            {
+                continue;
+            }
+            if (Scenarios.NAMES.contains(name))
+            {
+                wanted.add(name);
+            }
+            else
+            {
+                unknown.add(part.trim());
+            }
+        }
+        if (!unknown.isEmpty())
+        {
+            throw new UsageException("unknown scenario " + String.join(", ", unknown) + "; valid names: " +
+                String.join(", ", Scenarios.NAMES));
+        }
+        if (wanted.isEmpty())
+        {
+            throw new UsageException("--only needs at least one scenario; valid names: " +
+                String.join(", ", Scenarios.NAMES));
+        }
+        // Keep the stable order whatever order the names were given in, so tables of two runs line up.
+        return Scenarios.NAMES.stream().filter(wanted::contains).toList();
+    }
+}

@@ -1,0 +1,51 @@
+package io.directlog.cli.bench;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+import io.directlog.storage.Durability;
+
+/**
+ * Every scenario, in the stable order of the table. Names never change: scripts compare runs by them.
+ * <p>
+ * Thread-safe (immutable).
+ */
+final class Scenarios
+{
+    static final List<Scenario> ALL = List.of(
+        RawOverwriteScenario.direct(),
+        RawOverwriteScenario.dsync(),
+        new RawAppendSyncScenario(),
+        new RawSequentialWriteScenario(),
+        new RawSequentialReadScenario(),
+        new EngineAppendScenario(Durability.DIRECT),
+        new EngineAppendScenario(Durability.DSYNC),
+        new EngineAppendScenario(Durability.MEMORY),
+        new EngineTailReadScenario(),
+        new EngineColdReadScenario(),
+        new RocksDbSyncScenario());
+
+    static final List<String> NAMES = ALL.stream().map(Scenario::name).toList();
+
+    private Scenarios()
+    {
+    }
+
+    /**
+     * @param names names from {@link #NAMES}.
+     * @return those scenarios, in table order.
+     */
+    static List<Scenario> select(final List<String> names)
+    {
+        return ALL.stream().filter(s -> names.contains(s.name())).toList();
+    }
+
+    /** @return one indented line per scenario: name and summary. */
+    static String describe()
+    {
+        final int width = NAMES.stream().mapToInt(String::length).max().orElse(0);
+        return ALL.stream()
+            .map(s -> "  " + s.name() + " ".repeat(width - s.name().length()) + "  " + s.summary())
+            .collect(Collectors.joining("\n"));
+    }
+}
