@@ -1,0 +1,72 @@
+package io.directlog.cli.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+class ResultTableTest
+{
+    static BenchRow row(final String scenario, final int threads, final int bytes, final double ops, final double p50)
+    {
+        return new BenchRow(scenario, threads, bytes, BenchRow.Status.MEASURED, ops, ops * bytes / 1e6, p50, p50 * 2,
+            p50 * 10, null);
+    }
+
+    @Test
+    void measuredRowsAreAlignedAndRowsWithoutNumbersSayWhy()
+    {
+        final List<BenchRow> rows = List.of(
+            row("raw-direct-4k", 1, 4096, 26_413.2, 26.26),
+            new BenchRow("engine-memory", 16, 100, BenchRow.Status.MEASURED, 1_234_567, 123.4567, 3.456, 12.5,
+                1234.5, "a note"),
+            new BenchRow("engine-direct", 1, 100, BenchRow.Status.UNAVAILABLE, Double.NaN, Double.NaN, Double.NaN,
+                Double.NaN, Double.NaN, "engine not built yet"),
+            new BenchRow("rocksdb-sync", 16, 100, BenchRow.Status.FAILED, Double.NaN, Double.NaN, Double.NaN,
+                Double.NaN, Double.NaN, "RocksDBException: no space\nsecond line"));
+
+        assertEquals(String.join("\n",
+            "scenario       threads  bytes      ops/s   MB/s  p50 us  p99 us  p99.9 us  vs  note",
+            "raw-direct-4k        1   4096     26,413  108.2    26.3    52.5     262.6",
+            "engine-memory       16    100  1,234,567  123.5    3.46    12.5     1,235      a note",
+            "engine-direct        1    100  unavailable: engine not built yet",
+            "rocksdb-sync        16    100  failed: RocksDBException: no space",
+            ""), ResultTable.format(rows));
+    }
+
+    @Test
+    void vsColumnComparesRowsOfTheSameRun()
+    {
+        final BenchRow rawDirect = row("raw-direct-4k", 1, 4096, 20_000, 40);
+        final BenchRow engineDirect = row("engine-direct", 1, 100, 18_000, 44);
+        final BenchRow rawDsync = row("raw-dsync-4k", 1, 4096, 5_000, 100);
+        final BenchRow engineDsync1 = row("engine-dsync", 1, 100, 4_000, 125);
+        final BenchRow engineDsync16 = row("engine-dsync", 16, 100, 42_000, 300);
+        final BenchRow rocks16 = row("rocksdb-sync", 16, 100, 10_000, 900);
+        final BenchRow rawRead = new BenchRow("raw-seq-read-1m", 1, 1 << 20, BenchRow.Status.MEASURED, 700, 700, 1, 1,
+            1, null);
+        final BenchRow coldRead = new BenchRow("engine-cold-read", 1, 1024, BenchRow.Status.MEASURED, 580_000, 595,
+            1, 1, 1, null);
+        final List<BenchRow> rows = List.of(rawDirect, rawDsync, rawRead, engineDirect, engineDsync1, engineDsync16,
+            coldRead, rocks16);
+
+        assertEquals("1.1x raw", Comparisons.vs(engineDirect, rows));
+        assertEquals("1.3x raw", Comparisons.vs(engineDsync1, rows));
+        assertEquals("4.2x rocksdb", Comparisons.vs(engineDsync16, rows));
+        assertEquals("85% of raw", Comparisons.vs(coldRead, rows));
+        assertNull(Comparisons.vs(rawDirect, rows));
+        assertNull(Comparisons.vs(engineDirect, List.of(engineDirect)), "no raw row, no ratio");
+    }
+
+    @Test
+    void microsKeepsThreeSignificantDigits()
+    {
+        assertEquals("3.46", ResultTable.micros(3.456));
+        assertEquals("78.1", ResultTable.micros(78.14));
+        assertEquals("999.5", ResultTable.micros(999.5));
+        assertEquals("1,234", ResultTable.micros(1234.4));
+        assertEquals("-", ResultTable.micros(Double.NaN));
+    }
+}
