@@ -40,24 +40,33 @@ public record BlockDeviceInfo(
      *
      * @param path an existing file or directory.
      * @return the device, or empty when there is none (tmpfs, overlay, btrfs and other major-0 devices), the path
-     *         does not exist, sysfs is not mounted, or native I/O is unavailable.
+     *         does not exist, or sysfs is not mounted. Works without the native layer.
      */
     public static Optional<BlockDeviceInfo> forPath(final Path path)
     {
-        if (!NativeIo.isAvailable())
-        {
-            return Optional.empty();
-        }
-        final Statx stat;
+        final long dev;
         try
         {
-            stat = Statx.ofPath(path, LibC.STATX_BASIC_STATS);
+            // The JDK's own stat(2) gives st_dev, so this works even when the JNA layer is unavailable.
+            dev = ((Number)Files.getAttribute(path, "unix:dev")).longValue();
         }
-        catch (final NativeIoException ex)
+        catch (final IOException | UnsupportedOperationException | IllegalArgumentException | SecurityException ex)
         {
             return Optional.empty();
         }
-        return forDevice(SYS_DEV_BLOCK, stat.devMajor, stat.devMinor);
+        return forDevice(SYS_DEV_BLOCK, major(dev), minor(dev));
+    }
+
+    /** glibc's gnu_dev_major: the inverse of {@link Statx#makedev}. */
+    static int major(final long dev)
+    {
+        return (int)(((dev >>> 32) & 0xFFFFF000L) | ((dev >>> 8) & 0xFFFL));
+    }
+
+    /** glibc's gnu_dev_minor. */
+    static int minor(final long dev)
+    {
+        return (int)(((dev >>> 12) & 0xFFFFFF00L) | (dev & 0xFFL));
     }
 
     /** Package-private so tests can point it at a fake sysfs tree. */

@@ -1,5 +1,7 @@
 package io.directlog.nativeio;
 
+import com.sun.jna.Pointer;
+
 /**
  * Linux errno values (asm-generic numbering, shared by x86-64 and aarch64) and their names.
  *
@@ -130,11 +132,27 @@ public final class Errno
      * A human description of an errno value, as {@code strerror(3)} gives it in the C locale.
      *
      * @param errno an errno value.
-     * @return e.g. {@code "Invalid argument"}; {@code "Unknown error <n>"} for a value this class does not know.
+     * <p>Values in this class's table are described from the table, so messages do not change with the process
+     * locale; others are asked of {@code strerror(3)} when the native layer is available.
+     *
+     * @return e.g. {@code "Invalid argument"}; {@code "Unknown error <n>"} for a value nobody knows.
      */
     public static String describe(final int errno)
     {
         final String[] entry = errno >= 0 && errno < TABLE.length ? TABLE[errno] : null;
-        return entry != null ? entry[1] : "Unknown error " + errno;
+        if (entry != null)
+        {
+            return entry[1];
+        }
+        if (NativeIo.isAvailable())
+        {
+            // glibc >= 2.32 returns a static string for known values and a thread-local buffer otherwise.
+            final long text = LibC.strerror(errno);
+            if (text != 0)
+            {
+                return new Pointer(text).getString(0);
+            }
+        }
+        return "Unknown error " + errno;
     }
 }

@@ -89,6 +89,8 @@ final class LibC
 
     static native int getpid();
 
+    static native long strerror(int errnum);
+
     static native int posix_memalign(long[] memptr, long alignment, long size);
 
     static native void free(long ptr);

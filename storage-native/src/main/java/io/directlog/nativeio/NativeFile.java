@@ -314,7 +314,7 @@ public final class NativeFile implements AutoCloseable
      */
     public void datasync() throws NativeIoException
     {
-        sync("fdatasync");
+        syncCall("fdatasync");
     }
 
     /**
@@ -325,10 +325,10 @@ public final class NativeFile implements AutoCloseable
      */
     public void sync() throws NativeIoException
     {
-        sync("fsync");
+        syncCall("fsync");
     }
 
-    private void sync(final String call) throws NativeIoException
+    private void syncCall(final String call) throws NativeIoException
     {
         acquire(call, -1, -1);
         try

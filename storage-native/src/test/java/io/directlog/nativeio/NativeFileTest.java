@@ -3,9 +3,12 @@ package io.directlog.nativeio;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static io.directlog.nativeio.NativeTestSupport.assumeDirectIo;
 import static io.directlog.nativeio.NativeTestSupport.assumeNative;
@@ -134,6 +137,49 @@ class NativeFileTest
             assertThrows(NativeIoException.class, file::size);
             assertEquals(0, other.size());
         }
+    }
+
+    @Test
+    @Timeout(30)
+    void closeDuringConcurrentReadsReleasesTheDescriptorExactlyOnce() throws Exception
+    {
+        final Path path = dir.resolve("concurrent.dat");
+        Files.write(path, new byte[4096]);
+        final NativeFile file = NativeFile.open(path, OpenFlags.READ_ONLY);
+        final AtomicLong reads = new AtomicLong();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final CallCounts before = NativeIo.callCounts();
+        try (AlignedMemory memory = AlignedMemory.allocate(4096, 4096))
+        {
+            final Thread reader = new Thread(() ->
+            {
+                try
+                {
+                    while (true)
+                    {
+                        file.read(memory.address(), 4096, 0);
+                        reads.incrementAndGet();
+                    }
+                }
+                catch (final NativeIoException ex)
+                {
+                    if (ex.errno() != Errno.EBADF)
+                    {
+                        failure.set(ex);
+                    }
+                }
+            });
+            reader.start();
+            while (reads.get() < 1000)
+            {
+                Thread.onSpinWait();
+            }
+            file.close();
+            reader.join();
+        }
+        assertNull(failure.get());
+        assertEquals(1, NativeIo.callCounts().minus(before).close());
+        assertFalse(file.isOpen());
     }
 
     @Test

@@ -100,6 +100,27 @@ class NativeIoTest
     }
 
     @Test
+    void errnoOutsideTheTableIsDescribedByStrerror()
+    {
+        NativeTestSupport.assumeNative();
+        // ENOLINK (67) is not in the table; glibc knows it.
+        assertEquals("ERRNO_67", Errno.name(67));
+        assertTrue(!Errno.describe(67).startsWith("Unknown error"), () -> Errno.describe(67));
+    }
+
+    @Test
+    void deviceNumbersRoundTripThroughGlibcEncoding()
+    {
+        for (final int[] mm : new int[][] {{8, 1}, {254, 0}, {259, 65536}, {4095, 255}, {0x12345, 0x6789A}})
+        {
+            final long dev = Statx.makedev(mm[0], mm[1]);
+            assertEquals(mm[0], BlockDeviceInfo.major(dev));
+            assertEquals(mm[1], BlockDeviceInfo.minor(dev));
+        }
+        assertEquals(0x801L, Statx.makedev(8, 1));
+    }
+
+    @Test
     void nativeMemoryExceptionIsUnchecked()
     {
         assertInstanceOf(RuntimeException.class, new NativeMemoryException("x", Errno.ENOMEM));
