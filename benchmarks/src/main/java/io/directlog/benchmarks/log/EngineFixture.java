@@ -1,0 +1,108 @@
+package io.directlog.benchmarks.log;
+
+import io.directlog.benchmarks.BenchDirs;
+import io.directlog.benchmarks.Payloads;
+import io.directlog.storage.Durability;
+import io.directlog.storage.Log;
+import io.directlog.storage.LogConfig;
+import io.directlog.storage.LogStore;
+import io.directlog.storage.StoreConfig;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * A store in its own benchmark directory with one log, opened, refilled and reopened the same way by every
+ * engine suite.
+ * <p>
+ * Not thread-safe; set up and torn down by JMH on one thread.
+ */
+final class EngineFixture implements AutoCloseable
+{
+    static final String LOG_NAME = "bench";
+
+    private final Path dir;
+    private final LogConfig logConfig;
+    private LogStore store;
+    private Log log;
+
+    /**
+     * @param prefix       names the suite's directory.
+     * @param memoryBudget the store's memory budget.
+     * @param logConfig    the log's settings.
+     */
+    EngineFixture(final String prefix, final long memoryBudget, final LogConfig logConfig)
+    {
+        this.dir = BenchDirs.create(prefix);
+        this.logConfig = logConfig;
+        open(memoryBudget);
+    }
+
+    Log log()
+    {
+        return log;
+    }
+
+    LogStore store()
+    {
+        return store;
+    }
+
+    /**
+     * Closes the store (flushing everything) and opens it again with another budget: what was written is no
+     * longer resident.
+     */
+    void reopen(final long memoryBudget)
+    {
+        store.close();
+        open(memoryBudget);
+    }
+
+    /**
+     * Appends seeded records until {@code bytes} of payload are written: closed loop, MEMORY acknowledgements,
+     * the store's close or reopen makes them durable.
+     *
+     * @return the log's end offset.
+     */
+    long fill(final long bytes, final int recordSize)
+    {
+        final UnsafeBuffer record = directRecord(recordSize);
+        final Completion completion = new Completion();
+        for (long written = 0; written < bytes; written += recordSize)
+        {
+            completion.arm();
+            log.append(record, 0, recordSize, Durability.MEMORY, completion);
+            completion.await();
+        }
+        return log.endOffset();
+    }
+
+    static UnsafeBuffer directRecord(final int recordSize)
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(recordSize));
+        buffer.putBytes(0, Payloads.random(recordSize));
+        return buffer;
+    }
+
+    @Override
+    public void close()
+    {
+        try
+        {
+            if (store != null)
+            {
+                store.close();
+            }
+        }
+        finally
+        {
+            BenchDirs.delete(dir);
+        }
+    }
+
+    private void open(final long memoryBudget)
+    {
+        store = LogStore.open(StoreConfig.builder(dir).memoryBudget(memoryBudget).build());
+        log = store.log(LOG_NAME, logConfig);
+    }
+}
