@@ -16,10 +16,15 @@ public class NativeIoException extends IOException
 {
     private static final long serialVersionUID = 1L;
 
+    /** The system call that failed. */
     private final String call;
+    /** The path it was made on; transient because {@link Path} is not serializable. */
     private final transient Path path;
+    /** The errno it set, or 0. */
     private final int errno;
+    /** The file offset, or -1. */
     private final long offset;
+    /** The length, or -1. */
     private final long length;
 
     /**

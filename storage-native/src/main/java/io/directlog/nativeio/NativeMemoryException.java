@@ -10,6 +10,7 @@ public class NativeMemoryException extends RuntimeException
 {
     private static final long serialVersionUID = 1L;
 
+    /** The error number returned by the allocator. */
     private final int errno;
 
     /**
