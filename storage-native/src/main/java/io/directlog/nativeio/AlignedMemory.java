@@ -125,7 +125,8 @@ public final class AlignedMemory implements AutoCloseable
 
     /**
      * A direct {@link ByteBuffer} over the whole block, created once; callers {@code duplicate()} it to get their
-     * own position and limit. Its byte order is big-endian, as for any new ByteBuffer.
+     * own position and limit. Its byte order is the native one (as Agrona's views use), but a {@code duplicate()}
+     * is big-endian again, as the JDK specifies: set the order on the duplicate.
      *
      * @return the view.
      * @throws IllegalStateException after close, or if the block is larger than {@link Integer#MAX_VALUE} bytes.

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -68,6 +69,9 @@ class AlignedMemoryTest
             assertEquals(4096, bb.capacity());
             buffer.putByte(100, (byte)0x5A);
             assertEquals(0x5A, bb.get(100));
+            assertEquals(ByteOrder.nativeOrder(), bb.order());
+            buffer.putLong(8, 0x0102030405060708L);
+            assertEquals(0x0102030405060708L, bb.getLong(8));
         }
     }
 
