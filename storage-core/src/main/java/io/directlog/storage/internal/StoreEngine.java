@@ -1,23 +1,383 @@
 package io.directlog.storage.internal;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import io.directlog.storage.CacheStats;
+import io.directlog.storage.DeviceInfo;
+import io.directlog.storage.Durability;
+import io.directlog.storage.Log;
+import io.directlog.storage.LogClosedException;
+import io.directlog.storage.LogConfig;
 import io.directlog.storage.LogStore;
+import io.directlog.storage.StorageException;
 import io.directlog.storage.StoreConfig;
+import io.directlog.storage.StoreLockedException;
+import io.directlog.storage.cache.EvictionPolicy;
+import io.directlog.storage.cache.PageCache;
+import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.log.DefaultLog;
+import io.directlog.storage.log.LogContext;
+import io.directlog.storage.log.SegmentFiles;
+import io.directlog.storage.log.SegmentPreparer;
+import io.directlog.storage.page.PagePool;
+import io.directlog.storage.page.ReadBufferPool;
+import io.directlog.storage.writer.LogWriterAgent;
 
 /**
- * Placeholder while the engine is being built (issue 3).
+ * The {@link LogStore}: owns the directory lock, the I/O layer chosen for the directory, the page pool and
+ * cache, the preparer, the syncer and the writer threads, and the open logs.
+ * <p>
+ * Thread-safe.
  */
-public final class StoreEngine
+public final class StoreEngine implements LogStore
 {
-    private StoreEngine()
+    private static final System.Logger LOG = System.getLogger(StoreEngine.class.getName());
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,200}");
+    private static final Set<Path> LOCKED_IN_THIS_JVM = ConcurrentHashMap.newKeySet();
+    private static final String LOCK_FILE = "store.lock";
+
+    private final StoreConfig config;
+    private final Path directory;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private final BlockIo io;
+    private final DeviceInfo deviceInfo;
+    private final PagePool pool;
+    private final PageCache cache;
+    private final ReadBufferPool readBuffers;
+    private final SegmentPreparer preparer;
+    private final LogWriterAgent[] writers;
+    private final Thread syncer;
+    private final Map<String, DefaultLog> logs = new ConcurrentHashMap<>();
+    private final StoreMetrics metrics;
+    private volatile boolean closed;
+    private int nextWriter;
+
+    private StoreEngine(final StoreConfig config, final Path directory, final FileChannel lockChannel,
+        final FileLock lock, final IoSelection selection)
     {
+        this.config = config;
+        this.directory = directory;
+        this.lockChannel = lockChannel;
+        this.lock = lock;
+        this.io = selection.io();
+        this.deviceInfo = selection.deviceInfo();
+        this.pool = new PagePool(config.memoryBudget(), Math.max(4096, io.alignment()));
+        this.cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
+        this.readBuffers = new ReadBufferPool(256 << 10, Math.max(4096, io.alignment()), 32);
+        this.preparer = new SegmentPreparer(io);
+        this.writers = new LogWriterAgent[config.writerThreads()];
+        for (int i = 0; i < writers.length; i++)
+        {
+            writers[i] = new LogWriterAgent("directlog-writer-" + i, config.writerQueueBytes());
+            writers[i].start();
+        }
+        this.syncer = new Thread(this::syncLoop, "directlog-syncer");
+        this.syncer.setDaemon(true);
+        this.syncer.start();
+        this.metrics = StoreMetrics.bind(config.meterRegistry(), this);
     }
 
     /**
      * @param config the store's settings.
-     * @return never, yet.
+     * @return the open store.
      */
     public static LogStore open(final StoreConfig config)
     {
-        throw new UnsupportedOperationException("the engine is not built yet: " + config.directory());
+        final Path directory = config.directory().toAbsolutePath().normalize();
+        if (!LOCKED_IN_THIS_JVM.add(directory))
+        {
+            throw new StoreLockedException("store directory " + directory + " is already open in this process");
+        }
+        FileChannel channel = null;
+        try
+        {
+            Files.createDirectories(directory);
+            channel = FileChannel.open(directory.resolve(LOCK_FILE), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
+            final FileLock lock;
+            try
+            {
+                lock = channel.tryLock();
+            }
+            catch (final OverlappingFileLockException e)
+            {
+                throw new StoreLockedException("store directory " + directory + " is locked in this process");
+            }
+            if (lock == null)
+            {
+                throw new StoreLockedException("store directory " + directory + " is locked by another process");
+            }
+            final IoSelection selection = IoSelection.choose(config, directory);
+            LOG.log(System.Logger.Level.INFO, "opened store " + directory + ": " + selection.deviceInfo());
+            final StoreEngine store = new StoreEngine(config, directory, channel, lock, selection);
+            store.openExistingLogs();
+            return store;
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            LOCKED_IN_THIS_JVM.remove(directory);
+            if (channel != null)
+            {
+                try
+                {
+                    channel.close();
+                }
+                catch (final IOException ignore)
+                {
+                    // already failing
+                }
+            }
+            if (e instanceof StorageException)
+            {
+                throw (StorageException)e;
+            }
+            if (e instanceof RuntimeException)
+            {
+                throw (RuntimeException)e;
+            }
+            throw new StorageException("cannot open store " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void openExistingLogs()
+    {
+        for (final String name : logNames())
+        {
+            try
+            {
+                log(name);
+            }
+            catch (final RuntimeException e)
+            {
+                close();
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public Log log(final String name)
+    {
+        return log(name, config.defaultLogConfig());
+    }
+
+    @Override
+    public Log log(final String name, final LogConfig logConfig)
+    {
+        checkOpen();
+        if (name == null || !NAME.matcher(name).matches() || name.equals(".") || name.equals(".."))
+        {
+            throw new IllegalArgumentException("log name '" + name + "' must be 1 to 200 letters, digits, '.', '_' or '-'");
+        }
+        if (logConfig == null)
+        {
+            throw new NullPointerException("config");
+        }
+        synchronized (logs)
+        {
+            checkOpen();
+            final DefaultLog existing = logs.get(name);
+            if (existing != null)
+            {
+                return existing;
+            }
+            if (logConfig.durability() == Durability.DIRECT && deviceInfo.volatileWriteCache())
+            {
+                LOG.log(System.Logger.Level.WARNING, "log '" + name + "' defaults to DIRECT on a device with a " +
+                    "volatile write cache (" + deviceInfo.device() + "): safe against process and OS crashes only, " +
+                    "not power loss; DSYNC is safe on any drive");
+            }
+            final LogWriterAgent writer = writers[nextWriter++ % writers.length];
+            final LogContext context = new LogContext(io, cache, readBuffers, writer, preparer,
+                config.appendTimeout(), deviceInfo.copyOnWrite(), config.recoveryMode());
+            try
+            {
+                final DefaultLog log = DefaultLog.open(name, directory.resolve(name), context, logConfig);
+                logs.put(name, log);
+                return log;
+            }
+            catch (final IOException e)
+            {
+                throw new StorageException("cannot open log '" + name + "' in " + directory + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    @Override
+    public Set<String> logNames()
+    {
+        final Set<String> names = new TreeSet<>(logs.keySet());
+        try (Stream<Path> dirs = Files.list(directory))
+        {
+            dirs.filter(d -> Files.isRegularFile(d.resolve(SegmentFiles.META_FILE)))
+                .forEach(d -> names.add(d.getFileName().toString()));
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException(e);
+        }
+        return names;
+    }
+
+    @Override
+    public boolean deleteLog(final String name)
+    {
+        checkOpen();
+        synchronized (logs)
+        {
+            final DefaultLog log = logs.remove(name);
+            if (log != null)
+            {
+                log.close();
+            }
+            final Path dir = directory.resolve(name);
+            if (!Files.isDirectory(dir))
+            {
+                return log != null;
+            }
+            try (Stream<Path> files = Files.walk(dir))
+            {
+                for (final Path p : (Iterable<Path>)files.sorted(Comparator.reverseOrder())::iterator)
+                {
+                    Files.deleteIfExists(p);
+                }
+                io.syncDirectory(directory);
+            }
+            catch (final IOException e)
+            {
+                throw new StorageException("cannot delete log '" + name + "': " + e.getMessage(), e);
+            }
+            return true;
+        }
+    }
+
+    @Override
+    public DeviceInfo deviceInfo()
+    {
+        return deviceInfo;
+    }
+
+    @Override
+    public StoreConfig config()
+    {
+        return config;
+    }
+
+    @Override
+    public CacheStats cacheStats()
+    {
+        return cache.stats();
+    }
+
+    /** @return the open logs. */
+    Map<String, DefaultLog> openLogs()
+    {
+        return logs;
+    }
+
+    /** @return the writer agents. */
+    LogWriterAgent[] writers()
+    {
+        return writers;
+    }
+
+    /** @return the preparer. */
+    SegmentPreparer preparer()
+    {
+        return preparer;
+    }
+
+    private void syncLoop()
+    {
+        while (!closed)
+        {
+            final long now = System.nanoTime();
+            for (final DefaultLog log : logs.values())
+            {
+                log.onSyncerTick(now);
+            }
+            try
+            {
+                Thread.sleep(20); // a period, not a wait for another thread: the syncer is a timer
+            }
+            catch (final InterruptedException e)
+            {
+                return;
+            }
+        }
+    }
+
+    private void checkOpen()
+    {
+        if (closed)
+        {
+            throw new LogClosedException("store " + directory + " is closed");
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (logs)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+        }
+        for (final DefaultLog log : logs.values())
+        {
+            log.close();
+        }
+        logs.clear();
+        syncer.interrupt();
+        for (final LogWriterAgent writer : writers)
+        {
+            try
+            {
+                writer.stop(Duration.ofSeconds(30));
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        preparer.close();
+        readBuffers.close();
+        pool.close();
+        if (metrics != null)
+        {
+            metrics.close();
+        }
+        try
+        {
+            lock.release();
+            lockChannel.close();
+        }
+        catch (final IOException e)
+        {
+            LOG.log(System.Logger.Level.WARNING, "cannot release lock of " + directory, e);
+        }
+        finally
+        {
+            LOCKED_IN_THIS_JVM.remove(directory);
+        }
     }
 }

@@ -1,10 +1,11 @@
 package io.directlog.storage.io;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
 /**
- * One open file of a {@link BlockIo}. Positions, lengths and addresses of {@link FileMode#DIRECT} and
+ * One open file of a {@link BlockIo}. Positions, lengths and buffer addresses of {@link FileMode#DIRECT} and
  * {@link FileMode#DIRECT_DSYNC} files must be multiples of {@link BlockIo#alignment()}.
  * <p>
  * Thread-safe for positional calls; close once.
@@ -15,25 +16,28 @@ public interface BlockFile extends AutoCloseable
     Path path();
 
     /**
-     * Writes all of {@code length} bytes from native memory, or throws.
+     * Writes all of {@code length} bytes of a direct buffer, or throws. The buffer's position and limit are
+     * ignored and left alone: {@code index} counts from the buffer's first byte.
      *
-     * @param address  the first byte in native memory.
+     * @param source   a direct buffer (aligned memory for direct files).
+     * @param index    the first byte in the buffer.
      * @param length   how many bytes.
      * @param position where in the file.
      * @throws IOException when the write fails or cannot be completed.
      */
-    void write(long address, int length, long position) throws IOException;
+    void write(ByteBuffer source, int index, int length, long position) throws IOException;
 
     /**
-     * Reads up to {@code length} bytes into native memory; fewer only at the end of the file.
+     * Reads up to {@code length} bytes into a direct buffer; fewer only at the end of the file.
      *
-     * @param address  where to put them.
+     * @param target   a direct buffer (aligned memory for direct files).
+     * @param index    where in the buffer.
      * @param length   how many bytes.
      * @param position where in the file.
      * @return bytes read.
      * @throws IOException when the read fails.
      */
-    int read(long address, int length, long position) throws IOException;
+    int read(ByteBuffer target, int index, int length, long position) throws IOException;
 
     /**
      * fdatasync: makes every completed write durable on a device with a volatile cache.

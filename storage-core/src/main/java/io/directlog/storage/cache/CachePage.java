@@ -1,0 +1,167 @@
+package io.directlog.storage.cache;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.directlog.storage.page.PageMemory;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * A segment's residency in memory: the page holding the segment's bytes, pinned by readers with a reference
+ * count so that eviction never frees memory a reader is looking at.
+ * <p>
+ * Pinning is a CAS increment of {@link #pins}; eviction is a CAS from 0 to {@link #EVICTED}, after which no
+ * pin can succeed and the memory goes back to the pool. A reader that loses that race reads from disk instead.
+ * The writer never pins: its active page is {@link #writable()} and not evictable until the segment rolls.
+ * <p>
+ * Thread-safe. Written by the writer (position fields of the segment), pinned by any reader.
+ */
+public final class CachePage
+{
+    /** The pin count of an evicted page: no pin succeeds any more. */
+    public static final int EVICTED = Integer.MIN_VALUE;
+
+    private final PageMemory memory;
+    private final CacheOwner owner;
+    private final AtomicInteger pins = new AtomicInteger();
+    private volatile boolean writable;
+    private volatile boolean retired;
+    private volatile long lastAccessNanos;
+    private volatile int validFrom;
+
+    /**
+     * @param memory   the page's memory, from the pool.
+     * @param owner    the segment it holds.
+     * @param writable true for the active segment's write page.
+     */
+    public CachePage(final PageMemory memory, final CacheOwner owner, final boolean writable)
+    {
+        this.memory = memory;
+        this.owner = owner;
+        this.writable = writable;
+        this.lastAccessNanos = System.nanoTime();
+    }
+
+    /** @return the page's bytes. Read them only while pinned (readers) or as the writer. */
+    public UnsafeBuffer buffer()
+    {
+        return memory.buffer();
+    }
+
+    /** @return the memory, for I/O from or into it. */
+    public PageMemory memory()
+    {
+        return memory;
+    }
+
+    /** @return the segment this page holds. */
+    public CacheOwner owner()
+    {
+        return owner;
+    }
+
+    /** @return true while this is an active segment's write page (never evicted). */
+    public boolean writable()
+    {
+        return writable;
+    }
+
+    /** Called by the writer when its segment rolls: the page becomes read cache. */
+    public void markReadOnly()
+    {
+        writable = false;
+    }
+
+    /** @return bytes below this position are not loaded (a page recovered without reading its whole segment). */
+    public int validFrom()
+    {
+        return validFrom;
+    }
+
+    /** @param position the first loaded byte. */
+    public void validFrom(final int position)
+    {
+        validFrom = position;
+    }
+
+    /** @return when a reader last used the page. */
+    public long lastAccessNanos()
+    {
+        return lastAccessNanos;
+    }
+
+    /**
+     * Pins the page for reading.
+     *
+     * @return true when pinned; false when it was evicted (read from disk instead).
+     */
+    public boolean tryPin()
+    {
+        while (true)
+        {
+            final int p = pins.get();
+            if (p < 0)
+            {
+                return false;
+            }
+            if (pins.compareAndSet(p, p + 1))
+            {
+                lastAccessNanos = System.nanoTime();
+                return true;
+            }
+        }
+    }
+
+    /** Releases a pin; the last pin of a retired page frees it. */
+    public void unpin()
+    {
+        final int remaining = pins.decrementAndGet();
+        if (remaining == 0 && retired)
+        {
+            owner.onPageFreeable(this);
+        }
+    }
+
+    /** @return the number of readers holding the page. */
+    public int pinCount()
+    {
+        return Math.max(0, pins.get());
+    }
+
+    /**
+     * Takes the page away from readers, if none holds it.
+     *
+     * @return true when evicted: the caller owns the memory now.
+     */
+    public boolean tryEvict()
+    {
+        return !writable && pins.compareAndSet(0, EVICTED);
+    }
+
+    /** @return true once evicted. */
+    public boolean isEvicted()
+    {
+        return pins.get() == EVICTED;
+    }
+
+    /**
+     * Marks the page for release as soon as no reader holds it.
+     *
+     * @return true when it was evicted now (caller frees); false when the last reader's unpin will call back.
+     */
+    public boolean retire()
+    {
+        writable = false;
+        retired = true;
+        return pins.compareAndSet(0, EVICTED);
+    }
+
+    /**
+     * Called by the one that takes the page's memory after a retire-triggered unpin.
+     *
+     * @return true when this call moved the page to evicted.
+     */
+    public boolean tryEvictRetired()
+    {
+        return pins.compareAndSet(0, EVICTED);
+    }
+}

@@ -1,0 +1,120 @@
+package io.directlog.storage.format;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Layout of a segment's first block (format version 1). The header is written by the writer with the first
+ * write into the segment, so a prepared segment's first block stays all zero until the writer takes it.
+ * <pre>
+ *  offset  field
+ *   0      magic            8 bytes  "DLOGSEG1" (little-endian long {@link #MAGIC})
+ *   8      version          int      {@link #VERSION}
+ *  12      header length    int      {@link #LENGTH}: records start there
+ *  16      log id           long     the log's random id (also in log.meta)
+ *  24      base offset      long     offset of the segment's first record
+ *  32      sequence         long     the file's sequence number (its name)
+ *  40      segment size     int      capacity in bytes, this block included
+ *  44      reserved         int      0
+ *  48      created          long     epoch ms when the writer took the segment
+ *  56      CRC32C           int      of bytes [0, 56)
+ *  60 .. 4095               zero
+ * </pre>
+ * Stateless; thread-safe.
+ */
+public final class SegmentHeaderDescriptor
+{
+    /** "DLOGSEG1" as a little-endian long. */
+    public static final long MAGIC = 0x31474553474F4C44L;
+    /** The format version this code writes and reads. */
+    public static final int VERSION = 1;
+    /** The header takes one 4 KiB block; records start here. */
+    public static final int LENGTH = 4096;
+    /** Offset of the magic. */
+    public static final int MAGIC_OFFSET = 0;
+    /** Offset of the version. */
+    public static final int VERSION_OFFSET = 8;
+    /** Offset of the header length. */
+    public static final int HEADER_LENGTH_OFFSET = 12;
+    /** Offset of the log id. */
+    public static final int LOG_ID_OFFSET = 16;
+    /** Offset of the base offset. */
+    public static final int BASE_OFFSET_OFFSET = 24;
+    /** Offset of the sequence number. */
+    public static final int SEQUENCE_OFFSET = 32;
+    /** Offset of the segment size. */
+    public static final int SEGMENT_SIZE_OFFSET = 40;
+    /** Offset of the creation time. */
+    public static final int CREATED_OFFSET = 48;
+    /** Offset of the CRC. */
+    public static final int CRC_OFFSET = 56;
+
+    private SegmentHeaderDescriptor()
+    {
+    }
+
+    /**
+     * Writes a header at index 0 of {@code buffer}.
+     *
+     * @param buffer      the segment's page.
+     * @param logId       the log's id.
+     * @param baseOffset  the first record's offset.
+     * @param sequence    the file's sequence number.
+     * @param segmentSize the segment's capacity.
+     * @param created     epoch ms.
+     */
+    public static void write(final UnsafeBuffer buffer, final long logId, final long baseOffset, final long sequence,
+        final int segmentSize, final long created)
+    {
+        buffer.setMemory(0, LENGTH, (byte)0);
+        buffer.putLong(MAGIC_OFFSET, MAGIC);
+        buffer.putInt(VERSION_OFFSET, VERSION);
+        buffer.putInt(HEADER_LENGTH_OFFSET, LENGTH);
+        buffer.putLong(LOG_ID_OFFSET, logId);
+        buffer.putLong(BASE_OFFSET_OFFSET, baseOffset);
+        buffer.putLong(SEQUENCE_OFFSET, sequence);
+        buffer.putInt(SEGMENT_SIZE_OFFSET, segmentSize);
+        buffer.putLong(CREATED_OFFSET, created);
+        buffer.putInt(CRC_OFFSET, Checksums.crc32c(buffer, 0, CRC_OFFSET));
+    }
+
+    /**
+     * @param buffer a segment's first block.
+     * @return true when every byte of the block is zero: a prepared segment the writer has not taken.
+     */
+    public static boolean isBlank(final UnsafeBuffer buffer)
+    {
+        for (int i = 0; i < LENGTH; i += 8)
+        {
+            if (buffer.getLong(i) != 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @param buffer a segment's first block.
+     * @return null when the header is valid, else what is wrong with it.
+     */
+    public static String validate(final UnsafeBuffer buffer)
+    {
+        if (buffer.getLong(MAGIC_OFFSET) != MAGIC)
+        {
+            return "bad magic 0x" + Long.toHexString(buffer.getLong(MAGIC_OFFSET));
+        }
+        if (buffer.getInt(CRC_OFFSET) != Checksums.crc32c(buffer, 0, CRC_OFFSET))
+        {
+            return "header CRC mismatch";
+        }
+        if (buffer.getInt(VERSION_OFFSET) != VERSION)
+        {
+            return "unsupported format version " + buffer.getInt(VERSION_OFFSET);
+        }
+        if (buffer.getInt(HEADER_LENGTH_OFFSET) != LENGTH)
+        {
+            return "unexpected header length " + buffer.getInt(HEADER_LENGTH_OFFSET);
+        }
+        return null;
+    }
+}

@@ -1,0 +1,26 @@
+package io.directlog.storage.log;
+
+import java.time.Duration;
+
+import io.directlog.storage.RecoveryMode;
+import io.directlog.storage.cache.PageCache;
+import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.page.ReadBufferPool;
+import io.directlog.storage.writer.LogWriterAgent;
+
+/**
+ * What a log shares with its store.
+ *
+ * @param io            the block-I/O layer.
+ * @param cache         the page cache (and its pool, the memory budget).
+ * @param readBuffers   aligned buffers for reads that do not page a segment in.
+ * @param writer        the writer thread this log is pinned to.
+ * @param preparer      the store's segment preparer.
+ * @param appendTimeout how long an append waits for room in the writer queue.
+ * @param copyOnWrite   true when the filesystem allocates on overwrite: DIRECT becomes DSYNC.
+ * @param recoveryMode  what opening does with damage.
+ */
+public record LogContext(BlockIo io, PageCache cache, ReadBufferPool readBuffers, LogWriterAgent writer,
+    SegmentPreparer preparer, Duration appendTimeout, boolean copyOnWrite, RecoveryMode recoveryMode)
+{
+}

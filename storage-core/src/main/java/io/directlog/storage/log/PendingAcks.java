@@ -1,0 +1,117 @@
+package io.directlog.storage.log;
+
+import java.util.Arrays;
+
+import io.directlog.storage.AppendCallback;
+import io.directlog.storage.Durability;
+
+/**
+ * Appends copied into the page but not yet acknowledged, in offset order: a growable ring of parallel arrays,
+ * so the steady state allocates nothing.
+ * <p>
+ * Not thread-safe; owned by the writer thread.
+ */
+final class PendingAcks
+{
+    private AppendCallback[] callbacks = new AppendCallback[1024];
+    private long[] offsets = new long[1024];
+    private int head;
+    private int size;
+    private int durable;
+    private int dsync;
+
+    void add(final AppendCallback callback, final long offset, final Durability durability)
+    {
+        if (size == callbacks.length)
+        {
+            grow();
+        }
+        final int i = (head + size) & (callbacks.length - 1);
+        callbacks[i] = callback;
+        offsets[i] = durability == Durability.MEMORY ? offset : -offset - 1;
+        size++;
+        if (durability != Durability.MEMORY)
+        {
+            durable++;
+            if (durability == Durability.DSYNC)
+            {
+                dsync++;
+            }
+        }
+    }
+
+    boolean isEmpty()
+    {
+        return size == 0;
+    }
+
+    int size()
+    {
+        return size;
+    }
+
+    /** @return pending appends that wait for a write (DIRECT or DSYNC). */
+    int durable()
+    {
+        return durable;
+    }
+
+    /** @return pending appends that wait for a DSYNC write. */
+    int dsync()
+    {
+        return dsync;
+    }
+
+    /** Completes every pending append successfully, in order. */
+    void completeAll()
+    {
+        while (size > 0)
+        {
+            final int i = head;
+            final AppendCallback cb = callbacks[i];
+            final long encoded = offsets[i];
+            callbacks[i] = null;
+            head = (head + 1) & (callbacks.length - 1);
+            size--;
+            cb.onComplete(encoded < 0 ? -encoded - 1 : encoded, null);
+        }
+        durable = 0;
+        dsync = 0;
+    }
+
+    /**
+     * Fails every pending append, in order.
+     *
+     * @param error why.
+     */
+    void failAll(final Throwable error)
+    {
+        while (size > 0)
+        {
+            final int i = head;
+            final AppendCallback cb = callbacks[i];
+            callbacks[i] = null;
+            head = (head + 1) & (callbacks.length - 1);
+            size--;
+            cb.onComplete(-1, error);
+        }
+        durable = 0;
+        dsync = 0;
+    }
+
+    private void grow()
+    {
+        final int n = callbacks.length;
+        final AppendCallback[] c = new AppendCallback[n * 2];
+        final long[] o = new long[n * 2];
+        for (int k = 0; k < size; k++)
+        {
+            c[k] = callbacks[(head + k) & (n - 1)];
+            o[k] = offsets[(head + k) & (n - 1)];
+        }
+        Arrays.fill(callbacks, null);
+        callbacks = c;
+        offsets = o;
+        head = 0;
+    }
+}

@@ -1,0 +1,390 @@
+package io.directlog.storage.log;
+
+import java.io.IOException;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.directlog.storage.OffsetOutOfRangeException;
+import io.directlog.storage.Record;
+import io.directlog.storage.RecordBatch;
+import io.directlog.storage.StorageReadException;
+import io.directlog.storage.cache.CachePage;
+import io.directlog.storage.format.RecordDescriptor;
+import io.directlog.storage.format.SegmentHeaderDescriptor;
+import io.directlog.storage.page.PageMemory;
+import org.agrona.DirectBuffer;
+
+/**
+ * Reads of one log: from a resident page (pinned, zero-copy, no lock the writer takes) or from disk, either by
+ * paging the whole segment in (O_DIRECT, when the budget and the access pattern call for it) or by reading the
+ * needed range with O_DIRECT into a pooled buffer. Never mmap.
+ * <p>
+ * Thread-safe.
+ */
+final class ReadPath
+{
+    private final DefaultLog log;
+    private final LogContext context;
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+
+    ReadPath(final DefaultLog log, final LogContext context)
+    {
+        this.log = log;
+        this.context = context;
+    }
+
+    long hits()
+    {
+        return hits.sum();
+    }
+
+    long misses()
+    {
+        return misses.sum();
+    }
+
+    RecordBatch read(final long offset, final int maxBytes, final boolean sequential)
+    {
+        log.checkOpenForRead();
+        if (offset < 0)
+        {
+            throw new IllegalArgumentException("offset " + offset + " is negative (log '" + log.name() + "')");
+        }
+        if (maxBytes <= 0)
+        {
+            throw new IllegalArgumentException("maxBytes " + maxBytes + " must be positive (log '" + log.name() + "')");
+        }
+        final long visible = log.visibleEndOffset(); // acquire: before the segments and their end positions
+        final long start = log.startOffset();
+        final long end = Math.max(visible, log.endOffset());
+        if (offset < start || offset > end)
+        {
+            throw new OffsetOutOfRangeException(log.name(), offset, start, end);
+        }
+        if (offset >= visible)
+        {
+            return SegmentRecordBatch.empty(offset);
+        }
+        final Segment segment = find(log.segments(), offset);
+        if (segment == null || segment.isDeleted())
+        {
+            throw new OffsetOutOfRangeException(log.name(), offset, log.startOffset(), end);
+        }
+        for (int attempt = 0; attempt < 3; attempt++)
+        {
+            final CachePage page = segment.page();
+            if (page != null && page.tryPin())
+            {
+                if (segment.index() != null)
+                {
+                    hits.increment();
+                    context.cache().onHit();
+                    return fromPage(segment, page, offset, maxBytes);
+                }
+                page.unpin();
+            }
+            if (!pageIn(segment, sequential))
+            {
+                break;
+            }
+        }
+        return fromDisk(segment, offset, maxBytes);
+    }
+
+    private RecordBatch fromPage(final Segment segment, final CachePage page, final long offset, final int maxBytes)
+    {
+        final int limit = segment.endPosition();
+        final DirectBuffer buffer = page.buffer();
+        final int from = Math.max(SegmentHeaderDescriptor.LENGTH, segment.index().floorPosition(offset));
+        final int position = locate(buffer, from, limit, offset);
+        if (position < 0)
+        {
+            page.unpin();
+            throw new StorageReadException("log '" + log.name() + "': offset " + offset + " not found in " +
+                segment.path().getFileName() + " (index and records disagree)");
+        }
+        return collect(buffer, position, limit, maxBytes, page::unpin);
+    }
+
+    private RecordBatch fromDisk(final Segment segment, final long offset, final int maxBytes)
+    {
+        try
+        {
+            ensureIndex(segment);
+            final int from = Math.max(SegmentHeaderDescriptor.LENGTH, segment.index().floorPosition(offset));
+            int want = Math.max(context.readBuffers().bufferSize(), (int)Math.min(Integer.MAX_VALUE / 2,
+                (long)maxBytes + (from & 4095) + SegmentIndex.INTERVAL + RecordDescriptor.HEADER_LENGTH));
+            while (true)
+            {
+                final int chunkStart = DefaultLog.alignDown(from);
+                final int length = DefaultLog.alignUp(Math.min(want, segment.capacity() - chunkStart));
+                final PageMemory memory = context.readBuffers().acquire(length);
+                boolean handedOver = false;
+                try
+                {
+                    final int read = segment.readFile().read(memory.byteBuffer(), 0, length, chunkStart);
+                    misses.increment();
+                    context.cache().onMiss(read);
+                    final int limit = Math.min(read, segment.endPosition() - chunkStart);
+                    final DirectBuffer buffer = memory.buffer();
+                    final int position = locate(buffer, from - chunkStart, limit, offset);
+                    if (position >= 0)
+                    {
+                        handedOver = true;
+                        return collect(buffer, position, limit, maxBytes, () -> context.readBuffers().release(memory));
+                    }
+                    if (position == NEEDS_MORE && length < segment.capacity() - chunkStart)
+                    {
+                        want = length * 2;
+                        continue;
+                    }
+                    throw new StorageReadException("log '" + log.name() + "': offset " + offset + " not found in " +
+                        segment.path().getFileName());
+                }
+                finally
+                {
+                    if (!handedOver)
+                    {
+                        context.readBuffers().release(memory);
+                    }
+                }
+            }
+        }
+        catch (final IOException e)
+        {
+            throw new StorageReadException("log '" + log.name() + "': read of offset " + offset + " from " +
+                segment.path() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static final int NOT_FOUND = -1;
+    private static final int NEEDS_MORE = -2;
+
+    /** Finds the record holding {@code offset}, scanning from a record boundary; NEEDS_MORE if bytes run out. */
+    private static int locate(final DirectBuffer buffer, final int from, final int limit, final long offset)
+    {
+        int position = from;
+        while (position + RecordDescriptor.HEADER_LENGTH <= limit)
+        {
+            final int length = buffer.getInt(position + RecordDescriptor.LENGTH_OFFSET);
+            if (length < RecordDescriptor.HEADER_LENGTH)
+            {
+                return NOT_FOUND;
+            }
+            final int aligned = RecordDescriptor.alignedLength(length);
+            final long first = buffer.getLong(position + RecordDescriptor.OFFSET_OFFSET);
+            final int count = buffer.getInt(position + RecordDescriptor.COUNT_OFFSET);
+            if (first > offset)
+            {
+                return NOT_FOUND;
+            }
+            if (offset < first + count)
+            {
+                return position + aligned <= limit ? position : NEEDS_MORE;
+            }
+            position += aligned;
+        }
+        return NEEDS_MORE;
+    }
+
+    private static RecordBatch collect(final DirectBuffer buffer, final int from, final int limit, final int maxBytes,
+        final Runnable release)
+    {
+        int position = from;
+        int count = 0;
+        long next = -1;
+        while (position + RecordDescriptor.HEADER_LENGTH <= limit)
+        {
+            final int length = buffer.getInt(position + RecordDescriptor.LENGTH_OFFSET);
+            if (length < RecordDescriptor.HEADER_LENGTH)
+            {
+                break;
+            }
+            final int aligned = RecordDescriptor.alignedLength(length);
+            if (position + aligned > limit || (count > 0 && position + aligned - from > maxBytes))
+            {
+                break;
+            }
+            next = buffer.getLong(position + RecordDescriptor.OFFSET_OFFSET) +
+                buffer.getInt(position + RecordDescriptor.COUNT_OFFSET);
+            position += aligned;
+            count++;
+        }
+        return new SegmentRecordBatch(buffer, from, position, count, next, release);
+    }
+
+    /** Reads a whole rolled segment into a cache page when that is worth it; true when a page is now resident. */
+    private boolean pageIn(final Segment segment, final boolean sequential)
+    {
+        if (segment.page() != null)
+        {
+            return true;
+        }
+        if (!sequential && !context.cache().pool().hasRoomFor(segment.capacity()))
+        {
+            return false;
+        }
+        synchronized (segment.loadLock())
+        {
+            if (segment.page() != null)
+            {
+                return true;
+            }
+            final CachePage page = context.cache().tryAcquireForPageIn(segment, segment.capacity());
+            if (page == null)
+            {
+                return false;
+            }
+            try
+            {
+                final int read = segment.readFile().read(page.memory().byteBuffer(), 0, segment.capacity(), 0);
+                context.cache().onPageInBytes(read);
+                if (segment.index() == null)
+                {
+                    final SegmentIndex index = new SegmentIndex(segment.capacity());
+                    final RecordScanner scanner = new RecordScanner();
+                    scanner.scan(page.buffer(), SegmentHeaderDescriptor.LENGTH, Math.min(read, segment.capacity()),
+                        segment.baseOffset(), log.recordLogId(), index);
+                    segment.publishEnd(scanner.position(), segment.endOffset());
+                    segment.maxTimestamp(scanner.lastTimestamp());
+                    segment.index(index);
+                }
+                segment.page(page);
+                return true;
+            }
+            catch (final IOException e)
+            {
+                context.cache().discard(page);
+                throw new StorageReadException("log '" + log.name() + "': page-in of " + segment.path() +
+                    " failed: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** Builds a cold segment's index by scanning its file in chunks (once). */
+    private void ensureIndex(final Segment segment) throws IOException
+    {
+        if (segment.index() != null)
+        {
+            return;
+        }
+        synchronized (segment.loadLock())
+        {
+            if (segment.index() != null)
+            {
+                return;
+            }
+            final SegmentIndex index = new SegmentIndex(segment.capacity());
+            final RecordScanner scanner = new RecordScanner();
+            int position = SegmentHeaderDescriptor.LENGTH;
+            long expected = segment.baseOffset();
+            int chunk = context.readBuffers().bufferSize();
+            while (position < segment.capacity())
+            {
+                final int chunkStart = DefaultLog.alignDown(position);
+                final int length = DefaultLog.alignUp(Math.min(chunk, segment.capacity() - chunkStart));
+                final PageMemory memory = context.readBuffers().acquire(length);
+                try
+                {
+                    final int read = segment.readFile().read(memory.byteBuffer(), 0, length, chunkStart);
+                    context.cache().onMiss(read);
+                    final RecordScanner.Stop stop = scanner.scan(memory.buffer(), position - chunkStart, read,
+                        expected, log.recordLogId(), index, chunkStart, segment.capacity());
+                    if (scanner.records() > 0)
+                    {
+                        segment.maxTimestamp(scanner.lastTimestamp());
+                    }
+                    position = chunkStart + scanner.position();
+                    expected = scanner.nextOffset();
+                    if (stop != RecordScanner.Stop.LIMIT || read < length)
+                    {
+                        break;
+                    }
+                    chunk = scanner.records() == 0 ? chunk * 2 : context.readBuffers().bufferSize();
+                }
+                finally
+                {
+                    context.readBuffers().release(memory);
+                }
+            }
+            segment.publishEnd(position, segment.endOffset());
+            segment.index(index);
+        }
+    }
+
+    long offsetForTimestamp(final long timestamp)
+    {
+        log.checkOpenForRead();
+        final long visible = log.visibleEndOffset();
+        long offset = -1;
+        for (final Segment segment : log.segments())
+        {
+            if (segment.baseOffset() >= visible || segment.isDeleted())
+            {
+                continue;
+            }
+            try
+            {
+                ensureIndex(segment);
+            }
+            catch (final IOException e)
+            {
+                throw new StorageReadException("log '" + log.name() + "': index of " + segment.path() +
+                    " could not be built: " + e.getMessage(), e);
+            }
+            final boolean active = segment.sequence() == log.activeSequence();
+            if (!active && segment.maxTimestamp() < timestamp)
+            {
+                continue;
+            }
+            final long floor = segment.index().floorOffsetForTimestamp(timestamp);
+            offset = Math.max(segment.baseOffset(), floor < 0 ? segment.baseOffset() : floor);
+            break;
+        }
+        if (offset < 0)
+        {
+            return visible;
+        }
+        offset = Math.max(offset, log.startOffset());
+        while (offset < visible)
+        {
+            try (RecordBatch batch = read(offset, 1 << 20, true))
+            {
+                if (batch.isEmpty())
+                {
+                    break;
+                }
+                for (final Record r : batch)
+                {
+                    if (r.timestamp() >= timestamp)
+                    {
+                        return r.offset();
+                    }
+                }
+                offset = batch.nextOffset();
+            }
+        }
+        return visible;
+    }
+
+    static Segment find(final Segment[] segments, final long offset)
+    {
+        int lo = 0;
+        int hi = segments.length - 1;
+        Segment found = null;
+        while (lo <= hi)
+        {
+            final int mid = (lo + hi) >>> 1;
+            if (segments[mid].baseOffset() <= offset)
+            {
+                found = segments[mid];
+                lo = mid + 1;
+            }
+            else
+            {
+                hi = mid - 1;
+            }
+        }
+        return found;
+    }
+}

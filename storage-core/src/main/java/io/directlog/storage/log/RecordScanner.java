@@ -1,0 +1,204 @@
+package io.directlog.storage.log;
+
+import io.directlog.storage.format.Checksums;
+import io.directlog.storage.format.RecordDescriptor;
+import org.agrona.DirectBuffer;
+
+/**
+ * Walks records in a buffer and checks each one: length, log id, expected offset, count, CRC32C.
+ * Recovery, index rebuilds and verification use it; it stops at the first all-zero header (the end) or the
+ * first record that fails a check, and says which.
+ * <p>
+ * Not thread-safe; one per scan.
+ */
+public final class RecordScanner
+{
+    /** Why a scan stopped. */
+    public enum Stop
+    {
+        /** An all-zero header: the end of the written records. */
+        END,
+        /** The scan reached the limit it was given. */
+        LIMIT,
+        /** A record failed a check: see {@link #reason()}. */
+        INVALID
+    }
+
+    private int position;
+    private long nextOffset;
+    private long lastTimestamp;
+    private int records;
+    private Stop stop;
+    private String reason;
+
+    /**
+     * Scans records in {@code buffer} from {@code from} up to {@code limit}.
+     *
+     * @param buffer         the bytes of the segment, where index 0 is the segment's first byte.
+     * @param from           a record boundary to start at.
+     * @param limit          how far bytes are loaded (or the segment's capacity).
+     * @param expectedOffset the offset the first record must have.
+     * @param recordLogId    the 32-bit log id each record must carry.
+     * @param index          an index to fill, or null.
+     * @return why the scan stopped; {@link #position()} is then the end of the last good record.
+     */
+    public Stop scan(final DirectBuffer buffer, final int from, final int limit, final long expectedOffset,
+        final int recordLogId, final SegmentIndex index)
+    {
+        return scan(buffer, from, limit, expectedOffset, recordLogId, index, 0, buffer.capacity());
+    }
+
+    /**
+     * Scans a part of a segment held in a buffer that starts at segment position {@code base}.
+     *
+     * @param buffer         the bytes, where index 0 is segment position {@code base}.
+     * @param from           a record boundary (buffer index) to start at.
+     * @param limit          how far bytes are loaded (buffer index).
+     * @param expectedOffset the offset the first record must have.
+     * @param recordLogId    the 32-bit log id each record must carry.
+     * @param index          an index to fill (with segment positions), or null.
+     * @param base           the segment position of buffer index 0.
+     * @param segmentSize    the segment's capacity: no record may run past it.
+     * @return why the scan stopped.
+     */
+    public Stop scan(final DirectBuffer buffer, final int from, final int limit, final long expectedOffset,
+        final int recordLogId, final SegmentIndex index, final int base, final int segmentSize)
+    {
+        position = from;
+        nextOffset = expectedOffset;
+        records = 0;
+        reason = null;
+        while (true)
+        {
+            if (position + RecordDescriptor.HEADER_LENGTH > limit)
+            {
+                stop = base + limit >= segmentSize && isZero(buffer, position, limit) ? Stop.END : Stop.LIMIT;
+                return stop;
+            }
+            final int length = buffer.getInt(position + RecordDescriptor.LENGTH_OFFSET);
+            if (length == 0)
+            {
+                if (isZero(buffer, position, position + RecordDescriptor.HEADER_LENGTH))
+                {
+                    stop = Stop.END;
+                    return stop;
+                }
+                return invalid("zero length with a non-zero header");
+            }
+            if (length < RecordDescriptor.HEADER_LENGTH)
+            {
+                return invalid("length " + length + " below the header length");
+            }
+            final int aligned = RecordDescriptor.alignedLength(length);
+            if ((long)base + position + aligned > segmentSize)
+            {
+                return invalid("length " + length + " runs past the segment end");
+            }
+            if (position + aligned > limit)
+            {
+                stop = Stop.LIMIT;
+                return stop;
+            }
+            final long offset = buffer.getLong(position + RecordDescriptor.OFFSET_OFFSET);
+            final int count = buffer.getInt(position + RecordDescriptor.COUNT_OFFSET);
+            final int logId = buffer.getInt(position + RecordDescriptor.LOG_ID_OFFSET);
+            if (logId != recordLogId)
+            {
+                return invalid("log id 0x" + Integer.toHexString(logId) + " is not this log's");
+            }
+            if (offset != nextOffset)
+            {
+                return invalid("offset " + offset + " where " + nextOffset + " was expected");
+            }
+            if (count < 1)
+            {
+                return invalid("record count " + count);
+            }
+            final int crc = buffer.getInt(position + RecordDescriptor.CRC_OFFSET);
+            final int actual = Checksums.crc32c(buffer, position + RecordDescriptor.CRC_COVERAGE_OFFSET,
+                length - RecordDescriptor.CRC_COVERAGE_OFFSET);
+            if (crc != actual)
+            {
+                return invalid("CRC mismatch");
+            }
+            final long timestamp = buffer.getLong(position + RecordDescriptor.TIMESTAMP_OFFSET);
+            if (index != null)
+            {
+                index.onRecord(offset, base + position, timestamp);
+            }
+            lastTimestamp = timestamp;
+            nextOffset = offset + count;
+            position += aligned;
+            records++;
+        }
+    }
+
+    private Stop invalid(final String why)
+    {
+        reason = why;
+        stop = Stop.INVALID;
+        return stop;
+    }
+
+    /**
+     * @param buffer bytes.
+     * @param from   first byte.
+     * @param to     end, exclusive.
+     * @return true when every byte in the range is zero.
+     */
+    public static boolean isZero(final DirectBuffer buffer, final int from, final int to)
+    {
+        int i = from;
+        for (; i + 8 <= to; i += 8)
+        {
+            if (buffer.getLong(i) != 0)
+            {
+                return false;
+            }
+        }
+        for (; i < to; i++)
+        {
+            if (buffer.getByte(i) != 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return the end of the last good record. */
+    public int position()
+    {
+        return position;
+    }
+
+    /** @return the offset after the last good record. */
+    public long nextOffset()
+    {
+        return nextOffset;
+    }
+
+    /** @return the last good record's timestamp. */
+    public long lastTimestamp()
+    {
+        return lastTimestamp;
+    }
+
+    /** @return good records seen by the last scan. */
+    public int records()
+    {
+        return records;
+    }
+
+    /** @return why the last scan stopped. */
+    public Stop stop()
+    {
+        return stop;
+    }
+
+    /** @return what was wrong, for {@link Stop#INVALID}. */
+    public String reason()
+    {
+        return reason;
+    }
+}

@@ -1,0 +1,72 @@
+package io.directlog.storage.log;
+
+import java.nio.file.Path;
+
+/**
+ * The names of a log's files, spelled once. A segment file is named by its sequence number, zero-padded to
+ * 20 digits, not by its base offset: the preparer creates and names files ahead of the writer, before their
+ * base offset is known, and rolling must not rename anything. The base offset is in the segment's header.
+ * <p>
+ * Stateless; thread-safe.
+ */
+public final class SegmentFiles
+{
+    /** Suffix of a segment file. */
+    public static final String SEGMENT_SUFFIX = ".log";
+    /** Suffix of a file being prepared (zero-filled); never used by the writer, deleted at open. */
+    public static final String PREPARING_SUFFIX = ".log.tmp";
+    /** The log's metadata file (its id and segment size). */
+    public static final String META_FILE = "log.meta";
+    /** The durable-watermark checkpoint. */
+    public static final String CHECKPOINT_FILE = "checkpoint";
+
+    private SegmentFiles()
+    {
+    }
+
+    /**
+     * @param dir      the log's directory.
+     * @param sequence the segment's sequence number.
+     * @return the segment's path.
+     */
+    public static Path segment(final Path dir, final long sequence)
+    {
+        return dir.resolve(name(sequence) + SEGMENT_SUFFIX);
+    }
+
+    /**
+     * @param dir      the log's directory.
+     * @param sequence the segment's sequence number.
+     * @return the path it has while being prepared.
+     */
+    public static Path preparing(final Path dir, final long sequence)
+    {
+        return dir.resolve(name(sequence) + PREPARING_SUFFIX);
+    }
+
+    /**
+     * @param file a file name.
+     * @return the sequence number of a segment file name, or -1 when it is not one.
+     */
+    public static long sequenceOf(final String file)
+    {
+        if (!file.endsWith(SEGMENT_SUFFIX) || file.length() != 20 + SEGMENT_SUFFIX.length())
+        {
+            return -1;
+        }
+        try
+        {
+            return Long.parseLong(file.substring(0, 20));
+        }
+        catch (final NumberFormatException e)
+        {
+            return -1;
+        }
+    }
+
+    private static String name(final long sequence)
+    {
+        final String digits = Long.toString(sequence);
+        return "0".repeat(20 - digits.length()) + digits;
+    }
+}

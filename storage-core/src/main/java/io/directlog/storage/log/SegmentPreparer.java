@@ -1,0 +1,169 @@
+package io.directlog.storage.log;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+import io.directlog.storage.io.BlockFile;
+import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.io.FileMode;
+import io.directlog.storage.page.PageMemory;
+
+/**
+ * The store's background thread that keeps every log's prepared segments ahead of its write head:
+ * create under a temporary name, fallocate, fill with zeros by real O_DIRECT writes (FALLOC_FL_ZERO_RANGE alone
+ * leaves unwritten extents on ext4, whose conversion on first write is a journaled metadata change), fdatasync,
+ * rename to the final name, fsync the directory, open. So the writer's later O_DIRECT writes change no metadata.
+ * <p>
+ * When space runs out it tells the log (appends fail fast with LogFullException once no prepared segment is
+ * left; reads go on) and retries every second; appends resume by themselves when it succeeds.
+ * <p>
+ * Thread-safe: {@link #signal()} from any thread; the loop is its own thread.
+ */
+public final class SegmentPreparer implements AutoCloseable
+{
+    private static final System.Logger LOG = System.getLogger(SegmentPreparer.class.getName());
+    private static final int ZERO_CHUNK = 1 << 20;
+
+    private final BlockIo io;
+    private final Set<DefaultLog> logs = ConcurrentHashMap.newKeySet();
+    private final Semaphore wakeups = new Semaphore(0);
+    private final Thread thread;
+    private final PageMemory zeros;
+    private volatile boolean running = true;
+    private volatile long prepared;
+
+    /**
+     * @param io the I/O layer.
+     */
+    public SegmentPreparer(final BlockIo io)
+    {
+        this.io = io;
+        this.zeros = PageMemory.allocate(ZERO_CHUNK, Math.max(4096, io.alignment()));
+        thread = new Thread(this::run, "directlog-segment-preparer");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** @return segments prepared so far. */
+    public long preparedCount()
+    {
+        return prepared;
+    }
+
+    void register(final DefaultLog log)
+    {
+        logs.add(log);
+        signal();
+    }
+
+    void deregister(final DefaultLog log)
+    {
+        logs.remove(log);
+    }
+
+    /** Wakes the preparer: a segment was taken. */
+    public void signal()
+    {
+        wakeups.release();
+    }
+
+    private void run()
+    {
+        while (running)
+        {
+            boolean failed = false;
+            for (final DefaultLog log : logs)
+            {
+                while (running && !log.isClosing() && log.preparedCount() < log.preparedTarget())
+                {
+                    try
+                    {
+                        log.onPrepared(prepare(log));
+                        prepared++;
+                    }
+                    catch (final IOException | RuntimeException e)
+                    {
+                        LOG.log(System.Logger.Level.WARNING, "cannot prepare a segment for log '" + log.name() +
+                            "': " + e.getMessage());
+                        log.onPrepareFailed(e);
+                        failed = true;
+                        break;
+                    }
+                }
+            }
+            try
+            {
+                wakeups.tryAcquire(failed ? 1000 : 500, TimeUnit.MILLISECONDS);
+                wakeups.drainPermits();
+            }
+            catch (final InterruptedException e)
+            {
+                return;
+            }
+        }
+    }
+
+    private PreparedSegment prepare(final DefaultLog log) throws IOException
+    {
+        final long sequence = log.takePrepareSequence();
+        final Path dir = log.directory();
+        final Path tmp = SegmentFiles.preparing(dir, sequence);
+        final Path path = SegmentFiles.segment(dir, sequence);
+        final int size = log.segmentSize();
+        try (BlockFile f = io.open(tmp, FileMode.DIRECT, true))
+        {
+            f.allocate(size);
+            for (int at = 0; at < size; at += ZERO_CHUNK)
+            {
+                f.write(zeros.byteBuffer(), 0, Math.min(ZERO_CHUNK, size - at), at);
+            }
+            f.datasync();
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            try
+            {
+                io.delete(tmp);
+            }
+            catch (final IOException ignore)
+            {
+                // the .tmp is deleted at the next open anyway
+            }
+            throw e;
+        }
+        io.rename(tmp, path);
+        io.syncDirectory(dir);
+        final BlockFile direct = io.open(path, FileMode.DIRECT, false);
+        final BlockFile dsync;
+        try
+        {
+            dsync = io.open(path, FileMode.DIRECT_DSYNC, false);
+        }
+        catch (final IOException e)
+        {
+            direct.close();
+            throw e;
+        }
+        return new PreparedSegment(sequence, path, direct, dsync);
+    }
+
+    @Override
+    public void close()
+    {
+        running = false;
+        wakeups.release();
+        try
+        {
+            thread.join(30_000);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+        zeros.free();
+    }
+}

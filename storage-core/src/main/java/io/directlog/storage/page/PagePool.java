@@ -1,0 +1,273 @@
+package io.directlog.storage.page;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The store's one memory budget: aligned pages of any segment size, allocated up to the budget, reused,
+ * zeroed before reuse by a background thread (a write page must start all zero, because the bytes after the
+ * last record are written to disk as the zero padding of the tail block), freed on close.
+ * <p>
+ * Design note: one allocator for the whole store so that many small logs and a few big ones share a budget;
+ * pages are kept per size and a free page of another size is given back to the OS when the budget needs room.
+ * <p>
+ * Thread-safe: a short lock guards the accounting; zeroing happens outside it.
+ */
+public final class PagePool implements AutoCloseable
+{
+    private final long budget;
+    private final int alignment;
+    private final Map<Integer, ArrayDeque<PageMemory>> clean = new HashMap<>();
+    private final LinkedBlockingQueue<PageMemory> dirty = new LinkedBlockingQueue<>();
+    private final Thread cleaner;
+    private long allocatedBytes;
+    private long freeBytes;
+    private long allocations;
+    private volatile boolean closed;
+
+    /**
+     * @param budget    bytes all pages together may use.
+     * @param alignment the direct-I/O alignment.
+     */
+    public PagePool(final long budget, final int alignment)
+    {
+        this.budget = budget;
+        this.alignment = alignment;
+        cleaner = new Thread(this::cleanLoop, "directlog-page-cleaner");
+        cleaner.setDaemon(true);
+        cleaner.start();
+    }
+
+    /** @return the budget in bytes. */
+    public long budget()
+    {
+        return budget;
+    }
+
+    /** @return the direct-I/O alignment of every page. */
+    public int alignment()
+    {
+        return alignment;
+    }
+
+    /** @return bytes allocated (in use, free, or waiting to be zeroed). */
+    public synchronized long allocatedBytes()
+    {
+        return allocatedBytes;
+    }
+
+    /** @return bytes held in use by callers. */
+    public synchronized long usedBytes()
+    {
+        return allocatedBytes - freeBytes;
+    }
+
+    /** @return how many times native memory was allocated. */
+    public synchronized long allocations()
+    {
+        return allocations;
+    }
+
+    /**
+     * Takes a zeroed page, allocating one if the budget has room; never waits for eviction.
+     *
+     * @param size the page size.
+     * @return a zeroed page, or null when the budget is used up by pages in use.
+     */
+    public PageMemory tryAcquire(final int size)
+    {
+        PageMemory zeroInline = null;
+        synchronized (this)
+        {
+            if (closed)
+            {
+                throw new IllegalStateException("page pool is closed");
+            }
+            final ArrayDeque<PageMemory> pages = clean.get(size);
+            if (pages != null && !pages.isEmpty())
+            {
+                freeBytes -= size;
+                return pages.poll();
+            }
+            // a page of this size still waiting for the cleaner: take it and zero it here rather than allocate
+            for (final PageMemory p : dirty)
+            {
+                if (p.size() == size && dirty.remove(p))
+                {
+                    freeBytes -= size;
+                    zeroInline = p;
+                    break;
+                }
+            }
+            if (zeroInline == null)
+            {
+                releaseOtherSizesFor(size);
+                if (allocatedBytes + size > budget)
+                {
+                    return null;
+                }
+                allocatedBytes += size;
+                allocations++;
+            }
+        }
+        if (zeroInline != null)
+        {
+            zeroInline.zero();
+            return zeroInline;
+        }
+        try
+        {
+            return PageMemory.allocate(size, alignment);
+        }
+        catch (final RuntimeException | Error e)
+        {
+            synchronized (this)
+            {
+                allocatedBytes -= size;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Gives a page back; it is zeroed in the background and reused. The caller no longer touches it.
+     *
+     * @param page the page.
+     */
+    public void release(final PageMemory page)
+    {
+        synchronized (this)
+        {
+            if (closed)
+            {
+                allocatedBytes -= page.size();
+                page.free();
+                return;
+            }
+            freeBytes += page.size();
+        }
+        dirty.add(page);
+    }
+
+    /** @return true when bytes could be allocated without evicting anything. */
+    public synchronized boolean hasRoomFor(final int size)
+    {
+        final ArrayDeque<PageMemory> pages = clean.get(size);
+        return (pages != null && !pages.isEmpty()) || allocatedBytes + size <= budget ||
+            allocatedBytes - freeBytes + size <= budget;
+    }
+
+    private void releaseOtherSizesFor(final int size)
+    {
+        for (final Map.Entry<Integer, ArrayDeque<PageMemory>> e : clean.entrySet())
+        {
+            if (e.getKey() == size)
+            {
+                continue;
+            }
+            final ArrayDeque<PageMemory> pages = e.getValue();
+            while (allocatedBytes + size > budget && !pages.isEmpty())
+            {
+                final PageMemory p = pages.poll();
+                allocatedBytes -= p.size();
+                freeBytes -= p.size();
+                p.free();
+            }
+        }
+        if (allocatedBytes + size > budget)
+        {
+            for (final PageMemory p : dirty)
+            {
+                if (allocatedBytes + size <= budget)
+                {
+                    break;
+                }
+                if (dirty.remove(p))
+                {
+                    allocatedBytes -= p.size();
+                    freeBytes -= p.size();
+                    p.free();
+                }
+            }
+        }
+    }
+
+    private void cleanLoop()
+    {
+        while (!closed)
+        {
+            try
+            {
+                final PageMemory page = dirty.poll(100, TimeUnit.MILLISECONDS);
+                if (page == null)
+                {
+                    continue;
+                }
+                page.zero();
+                synchronized (this)
+                {
+                    if (closed)
+                    {
+                        allocatedBytes -= page.size();
+                        freeBytes -= page.size();
+                        page.free();
+                    }
+                    else
+                    {
+                        clean.computeIfAbsent(page.size(), k -> new ArrayDeque<>()).add(page);
+                    }
+                }
+            }
+            catch (final InterruptedException e)
+            {
+                return;
+            }
+        }
+    }
+
+    /** Frees every free page and stops the cleaner; pages still in use are freed as they are released. */
+    @Override
+    public void close()
+    {
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+        }
+        cleaner.interrupt();
+        try
+        {
+            cleaner.join(10_000);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (this)
+        {
+            for (final ArrayDeque<PageMemory> pages : clean.values())
+            {
+                for (final PageMemory p : pages)
+                {
+                    allocatedBytes -= p.size();
+                    freeBytes -= p.size();
+                    p.free();
+                }
+            }
+            clean.clear();
+            PageMemory p;
+            while ((p = dirty.poll()) != null)
+            {
+                allocatedBytes -= p.size();
+                freeBytes -= p.size();
+                p.free();
+            }
+        }
+    }
+}

@@ -1,0 +1,375 @@
+package io.directlog.storage.writer;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.locks.LockSupport;
+
+import io.directlog.storage.AppendCallback;
+import io.directlog.storage.AppendTimeoutException;
+import io.directlog.storage.Durability;
+import org.agrona.BufferUtil;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+
+/**
+ * One writer thread and the logs pinned to it. Producers on any thread copy their records into a bounded
+ * many-to-one ring buffer (Agrona); the writer drains it, copies each record into its log's cache page, and
+ * writes everything that arrived meanwhile with one O_DIRECT pwrite per log (group commit).
+ * <p>
+ * The completion of each queued append travels in a slot table indexed by the message's ring position:
+ * a ring message occupies at least 24 bytes, so {@code index >> 4} is unique among live messages, and the slot
+ * is cleared before the ring lets the bytes be claimed again. So the callback path allocates nothing.
+ * <p>
+ * Idle strategy: spin briefly, yield, then park until a producer unparks it or the next background flush is
+ * due. Producers unpark only when the writer said it sleeps (a volatile flag checked after publishing).
+ * <p>
+ * Thread-safe for the offer methods; {@link #run()} is the writer thread.
+ */
+public final class LogWriterAgent implements Runnable
+{
+    /** Message type of an inline append. */
+    static final int APPEND = 1;
+    /** Message type of an append too large for the ring: the payload travels on the heap. */
+    static final int LARGE_APPEND = 2;
+    /** Message type of a command run on the writer thread. */
+    static final int COMMAND = 3;
+    /** Bytes before the payload in a message: client slot, record count, durability, padding. */
+    static final int HEADER_LENGTH = 16;
+    private static final Durability[] DURABILITIES = Durability.values();
+    private static final int SPINS = 200;
+    private static final int YIELDS = 20;
+    private static final long MAX_PARK_NANOS = 10_000_000L;
+
+    private final ManyToOneRingBuffer ring;
+    private final UnsafeBuffer ringBuffer;
+    private final Object[] slots;
+    private final Thread thread;
+    private final MessageHandler handler = this::onMessage;
+    private volatile WriterClient[] clients = new WriterClient[0];
+    private volatile boolean sleeping;
+    private volatile boolean running = true;
+    private long messages;
+    private long parks;
+
+    /**
+     * @param name       the thread's name.
+     * @param queueBytes the ring's capacity, a power of two.
+     */
+    public LogWriterAgent(final String name, final int queueBytes)
+    {
+        ringBuffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+            queueBytes + RingBufferDescriptor.TRAILER_LENGTH, 64));
+        ring = new ManyToOneRingBuffer(ringBuffer);
+        slots = new Object[queueBytes >> 4];
+        thread = new Thread(this, name);
+        thread.setDaemon(true);
+    }
+
+    /** Starts the writer thread. */
+    public void start()
+    {
+        thread.start();
+    }
+
+    /** @return the writer thread. */
+    public Thread thread()
+    {
+        return thread;
+    }
+
+    /** @return the largest payload that travels inside the ring. */
+    public int maxInlinePayload()
+    {
+        return ring.maxMsgLength() - HEADER_LENGTH;
+    }
+
+    /** @return bytes waiting in the queue. */
+    public int queuedBytes()
+    {
+        return ring.size();
+    }
+
+    /** @return messages processed (writer's counter, read racily). */
+    public long messages()
+    {
+        return messages;
+    }
+
+    /** @return times the writer parked. */
+    public long parks()
+    {
+        return parks;
+    }
+
+    /**
+     * Adds a log to this writer. Call before any append of that log is offered.
+     *
+     * @param client the log.
+     * @return its slot, carried by each of its messages.
+     */
+    public synchronized int register(final WriterClient client)
+    {
+        final WriterClient[] current = clients;
+        for (int i = 0; i < current.length; i++)
+        {
+            if (current[i] == null)
+            {
+                final WriterClient[] next = current.clone();
+                next[i] = client;
+                clients = next;
+                return i;
+            }
+        }
+        final WriterClient[] next = Arrays.copyOf(current, current.length + 1);
+        next[current.length] = client;
+        clients = next;
+        return current.length;
+    }
+
+    /**
+     * Removes a log; call from the writer thread (in a command) once the log is closed.
+     *
+     * @param slot the log's slot.
+     */
+    public synchronized void deregister(final int slot)
+    {
+        final WriterClient[] next = clients.clone();
+        next[slot] = null;
+        clients = next;
+    }
+
+    /**
+     * Queues an append, waiting up to {@code timeout} for room.
+     *
+     * @param slot        the log's slot.
+     * @param source      the bytes, copied now.
+     * @param index       the first byte.
+     * @param length      how many.
+     * @param recordCount records the bytes hold.
+     * @param durability  when to acknowledge.
+     * @param callback    completion.
+     * @param timeout     how long to wait for room.
+     * @return true when queued; false after a timeout (nothing queued).
+     */
+    public boolean offerAppend(final int slot, final DirectBuffer source, final int index, final int length,
+        final int recordCount, final Durability durability, final AppendCallback callback, final Duration timeout)
+    {
+        final boolean inline = length <= maxInlinePayload();
+        final int claimed = claim(inline ? APPEND : LARGE_APPEND, HEADER_LENGTH + (inline ? length : 0), timeout);
+        if (claimed < 0)
+        {
+            return false;
+        }
+        ringBuffer.putInt(claimed, slot);
+        ringBuffer.putInt(claimed + 4, recordCount);
+        ringBuffer.putInt(claimed + 8, durability.ordinal());
+        if (inline)
+        {
+            ringBuffer.putBytes(claimed + HEADER_LENGTH, source, index, length);
+            slots[claimed >> 4] = callback;
+        }
+        else
+        {
+            final byte[] copy = new byte[length];
+            source.getBytes(index, copy);
+            slots[claimed >> 4] = new LargeAppend(copy, callback);
+        }
+        ring.commit(claimed); // release: header, payload and slot visible before the message
+        wake();
+        return true;
+    }
+
+    /**
+     * Runs {@code command} on the writer thread, in queue order with appends.
+     *
+     * @param slot    the log's slot (or 0).
+     * @param command what to run.
+     * @param timeout how long to wait for room.
+     * @return true when queued.
+     */
+    public boolean offerCommand(final int slot, final Runnable command, final Duration timeout)
+    {
+        final int claimed = claim(COMMAND, HEADER_LENGTH, timeout);
+        if (claimed < 0)
+        {
+            return false;
+        }
+        ringBuffer.putInt(claimed, slot);
+        slots[claimed >> 4] = command;
+        ring.commit(claimed);
+        wake();
+        return true;
+    }
+
+    private int claim(final int type, final int length, final Duration timeout)
+    {
+        int claimed = ring.tryClaim(type, length);
+        if (claimed >= 0)
+        {
+            return claimed;
+        }
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        int attempts = 0;
+        while (true)
+        {
+            claimed = ring.tryClaim(type, length);
+            if (claimed >= 0)
+            {
+                return claimed;
+            }
+            if (System.nanoTime() - deadline >= 0 || !running)
+            {
+                return -1;
+            }
+            wake();
+            if (++attempts < 100)
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                LockSupport.parkNanos(50_000);
+            }
+        }
+    }
+
+    private void wake()
+    {
+        if (sleeping)
+        {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** Wakes the writer if it sleeps (after a state change it must notice, like a failure). */
+    public void wakeUp()
+    {
+        LockSupport.unpark(thread);
+    }
+
+    @Override
+    public void run()
+    {
+        int idle = 0;
+        while (running)
+        {
+            int work = ring.read(handler, 4096);
+            final long now = System.nanoTime();
+            for (final WriterClient client : clients)
+            {
+                if (client != null)
+                {
+                    work += client.onDutyCycle(now);
+                }
+            }
+            if (work > 0)
+            {
+                idle = 0;
+            }
+            else
+            {
+                idle = idleStep(idle, now);
+            }
+        }
+        // the store is closing: every log was closed through a command, so the queue is drained
+        ring.read(handler, Integer.MAX_VALUE);
+    }
+
+    private int idleStep(final int idle, final long now)
+    {
+        if (idle < SPINS)
+        {
+            Thread.onSpinWait();
+        }
+        else if (idle < SPINS + YIELDS)
+        {
+            Thread.yield();
+        }
+        else
+        {
+            long parkNanos = MAX_PARK_NANOS;
+            for (final WriterClient client : clients)
+            {
+                if (client != null)
+                {
+                    parkNanos = Math.min(parkNanos, client.nextDeadlineNanos(now) - now);
+                }
+            }
+            sleeping = true;
+            if (ring.size() == 0 && running && parkNanos > 0)
+            {
+                parks++;
+                LockSupport.parkNanos(this, parkNanos);
+            }
+            sleeping = false;
+        }
+        return idle + 1;
+    }
+
+    private void onMessage(final int type, final org.agrona.MutableDirectBuffer buffer, final int index,
+        final int length)
+    {
+        messages++;
+        final int slotIndex = index >> 4;
+        final Object attachment = slots[slotIndex];
+        slots[slotIndex] = null;
+        final int clientSlot = buffer.getInt(index);
+        if (type == COMMAND)
+        {
+            ((Runnable)attachment).run();
+            return;
+        }
+        final WriterClient client = clients[clientSlot];
+        final int recordCount = buffer.getInt(index + 4);
+        final Durability durability = DURABILITIES[buffer.getInt(index + 8)];
+        if (type == APPEND)
+        {
+            client.onAppend(buffer, index + HEADER_LENGTH, length - HEADER_LENGTH, recordCount, durability,
+                (AppendCallback)attachment);
+        }
+        else
+        {
+            final LargeAppend large = (LargeAppend)attachment;
+            client.onAppend(new UnsafeBuffer(large.payload), 0, large.payload.length, recordCount, durability,
+                large.callback);
+        }
+    }
+
+    /**
+     * Stops the thread once the queue is drained; call after every log was closed.
+     *
+     * @param timeout how long to wait for the thread to end.
+     * @throws InterruptedException when interrupted while waiting.
+     */
+    public void stop(final Duration timeout) throws InterruptedException
+    {
+        running = false;
+        LockSupport.unpark(thread);
+        thread.join(timeout.toMillis());
+    }
+
+    /**
+     * @param timeout the append timeout, for the exception's message.
+     * @param log     the log's name.
+     * @return the exception of a queue that stayed full.
+     */
+    public AppendTimeoutException timeoutException(final Duration timeout, final String log)
+    {
+        return new AppendTimeoutException("append to log '" + log + "' timed out after " + timeout.toMillis() +
+            " ms: the writer queue (" + ring.capacity() + " bytes) stayed full");
+    }
+
+    private record LargeAppend(byte[] payload, AppendCallback callback)
+    {
+    }
+
+    /** @return the ring, for tests. */
+    RingBuffer ring()
+    {
+        return ring;
+    }
+}

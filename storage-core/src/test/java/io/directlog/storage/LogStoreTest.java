@@ -1,0 +1,106 @@
+package io.directlog.storage;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class LogStoreTest
+{
+    private static StoreConfig config(final Path dir, final int segmentSize)
+    {
+        return StoreConfig.builder(dir).memoryBudget(64L << 20).writerThreads(2)
+            .defaultLogConfig(LogConfig.builder().segmentSize(segmentSize).build()).build();
+    }
+
+    @Test
+    void appendedRecordsAreReadBackWithDenseOffsets() throws Exception
+    {
+        final Path dir = TestDirs.create("basic");
+        try (LogStore store = LogStore.open(config(dir, 1 << 20)))
+        {
+            final Log log = store.log("orders-0");
+            for (int i = 0; i < 100; i++)
+            {
+                assertEquals(i, log.append(("record-" + i).getBytes()).join());
+            }
+            assertEquals(100, log.endOffset());
+            try (RecordBatch batch = log.read(0, 1 << 20))
+            {
+                int i = 0;
+                for (final Record r : batch)
+                {
+                    assertEquals(i, r.offset());
+                    assertArrayEquals(("record-" + i).getBytes(), r.payloadBytes());
+                    i++;
+                }
+                assertEquals(100, i);
+            }
+        }
+    }
+
+    @Test
+    void recordsSurviveReopenAndAppendsContinue() throws Exception
+    {
+        final Path dir = TestDirs.create("reopen");
+        final List<CompletableFuture<Long>> futures = new ArrayList<>();
+        try (LogStore store = LogStore.open(config(dir, 1 << 20)))
+        {
+            final Log log = store.log("a");
+            for (int i = 0; i < 3000; i++)
+            {
+                futures.add(log.append(new byte[500 + i % 7], Durability.values()[i % 3]));
+            }
+            for (final CompletableFuture<Long> f : futures)
+            {
+                f.join();
+            }
+            assertTrue(log.stats().segmentRolls() > 0, "expected rolls");
+        }
+        try (LogStore store = LogStore.open(config(dir, 1 << 20)))
+        {
+            final Log log = store.log("a");
+            assertEquals(3000, log.endOffset());
+            long next = 0;
+            while (next < 3000)
+            {
+                try (RecordBatch batch = log.read(next, 64 << 10))
+                {
+                    for (final Record r : batch)
+                    {
+                        assertEquals(next, r.offset());
+                        assertEquals(500 + (int)(next % 7), r.payloadLength());
+                        next++;
+                    }
+                }
+            }
+            assertEquals(3000, log.append(new byte[10]).join());
+        }
+    }
+
+    @Test
+    void oversizedRecordIsRefusedWithTheLimit() throws Exception
+    {
+        final Path dir = TestDirs.create("big");
+        try (LogStore store = LogStore.open(config(dir, 1 << 20)))
+        {
+            final Log log = store.log("a");
+            final int max = (1 << 20) - 4096 - 32;
+            assertEquals(0, log.append(new byte[max]).join());
+            final RecordTooLargeException e = assertThrows(RecordTooLargeException.class,
+                () -> log.append(new byte[max + 1]));
+            assertTrue(e.getMessage().contains(Integer.toString(max)), e.getMessage());
+            assertEquals(1, log.append(new byte[0]).join());
+        }
+    }
+}
