@@ -54,6 +54,7 @@ public final class BenchCommand implements Command
             return 0;
         }
 
+        EngineLogging.quiet();
         final Path parent = (options.directory() != null ? options.directory() : Path.of("")).toAbsolutePath();
         final List<BenchRow> rows;
         try (BenchDirectory directory = BenchDirectory.create(parent))

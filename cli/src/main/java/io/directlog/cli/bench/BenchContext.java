@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * What every scenario of one run shares: the run's directory, the timing, the progress stream, and the O_DIRECT
@@ -13,6 +14,9 @@ import java.nio.file.Path;
  */
 final class BenchContext
 {
+    /** See {@link #settle()}: a few times what preparing three 64 MiB segments takes on a 1 GB/s device. */
+    static final long SETTLE_NANOS = 500_000_000L;
+
     private final Path directory;
     private final BenchOptions options;
     private final PrintStream progress;
@@ -81,6 +85,21 @@ final class BenchContext
     Path sharedDirectory() throws IOException
     {
         return Files.createDirectories(directory.resolve("shared"));
+    }
+
+    /**
+     * Waits, on the scenario's own thread, for work a scenario started in the background to settle before its first
+     * row: a new log's segment preparer writes and syncs its first segments (some 200 MiB of zeros with 64 MiB
+     * segments), and those writes would otherwise compete with the first row's appends.
+     */
+    void settle()
+    {
+        final long deadline = System.nanoTime() + SETTLE_NANOS;
+        long remaining;
+        while ((remaining = deadline - System.nanoTime()) > 0)
+        {
+            LockSupport.parkNanos(remaining);
+        }
     }
 
     /**

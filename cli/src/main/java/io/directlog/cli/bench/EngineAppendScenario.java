@@ -64,6 +64,7 @@ final class EngineAppendScenario implements Scenario
             final Durability effective = log.effectiveDurability(durability);
             // On a copy-on-write filesystem (or without O_DIRECT) the engine upgrades DIRECT: say so in the row.
             final String note = effective == durability ? null : durability + " acts as " + effective + " here";
+            context.settle();
             for (final int producers : threadCounts())
             {
                 final Measurement m = LoadDriver.closedLoop(context, producers, RECORD_BYTES, thread ->

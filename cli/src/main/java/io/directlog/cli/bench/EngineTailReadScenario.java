@@ -58,6 +58,7 @@ final class EngineTailReadScenario implements Scenario
         {
             final Log log = store.log(EngineStores.LOG_NAME, LogConfig.builder()
                 .segmentSize(EngineAppendScenario.SEGMENT_BYTES).durability(Durability.MEMORY).build());
+            context.settle();
             final Phases phases = new Phases();
             final Reader reader = new Reader(log, phases);
             final long elapsed = phases.run(context,
