@@ -78,7 +78,8 @@ public final class PageCache
      *
      * @param owner the segment to page in.
      * @param size  its size.
-     * @return a zeroed page, or null to read from disk without caching.
+     * @return a zeroed page, pinned once by the caller (so that no eviction takes its memory while it is being
+     * read into and published: unpin it then), or null to read from disk without caching.
      */
     public CachePage tryAcquireForPageIn(final CacheOwner owner, final int size)
     {
@@ -89,6 +90,7 @@ public final class PageCache
             if (memory != null)
             {
                 final CachePage page = new CachePage(memory, owner, false);
+                page.tryPin(); // a new page: always succeeds; pinned before any evictor can see it
                 resident.add(page);
                 pageIns.increment();
                 return page;

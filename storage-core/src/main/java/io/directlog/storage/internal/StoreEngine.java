@@ -174,11 +174,17 @@ public final class StoreEngine implements LogStore
     @Override
     public Log log(final String name)
     {
-        return log(name, config.defaultLogConfig());
+        final DefaultLog existing = logs.get(name);
+        return existing != null ? existing : openLog(name, config.defaultLogConfig(), false);
     }
 
     @Override
     public Log log(final String name, final LogConfig logConfig)
+    {
+        return openLog(name, logConfig, true);
+    }
+
+    private Log openLog(final String name, final LogConfig logConfig, final boolean explicit)
     {
         checkOpen();
         if (name == null || !NAME.matcher(name).matches() || name.equals(".") || name.equals(".."))
@@ -195,6 +201,10 @@ public final class StoreEngine implements LogStore
             final DefaultLog existing = logs.get(name);
             if (existing != null)
             {
+                if (explicit)
+                {
+                    existing.config(logConfig); // an open log keeps its segment size, takes the other settings
+                }
                 return existing;
             }
             if (logConfig.durability() == Durability.DIRECT && deviceInfo.volatileWriteCache())

@@ -85,7 +85,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private long nextOffset;
     private long lastTimestamp;
     private int unsyncedDirectFrom = -1;
-    private Segment previousUnsynced;
+    private boolean rolledWithUnsyncedDirect;
     private long firstDirtyNanos;
     private int recordsSinceFlush;
     private final PendingAcks acks = new PendingAcks();
@@ -582,11 +582,14 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         {
             if (dsync)
             {
-                if (previousUnsynced != null)
+                if (rolledWithUnsyncedDirect)
                 {
-                    // a DSYNC ack covers every earlier record: the last segment's DIRECT writes must be durable too
-                    syncRolled(previousUnsynced);
-                    previousUnsynced = null;
+                    // a DSYNC ack covers every earlier record: rolled segments' DIRECT writes must be durable too
+                    for (final Segment rolled : rolledUnsynced)
+                    {
+                        syncRolled(rolled);
+                    }
+                    rolledWithUnsyncedDirect = false;
                 }
                 if (unsyncedDirectFrom >= 0 && unsyncedDirectFrom < from)
                 {
@@ -715,7 +718,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             previousPage.markReadOnly();
             if (unsyncedDirectFrom >= 0)
             {
-                previousUnsynced = previous;
+                rolledWithUnsyncedDirect = true;
             }
             rolledUnsynced.add(previous);
             rolls++;

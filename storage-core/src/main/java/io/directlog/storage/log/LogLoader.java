@@ -207,6 +207,14 @@ final class LogLoader
             }
             LOG.log(System.Logger.Level.WARNING, where + ": cut the log there");
         }
+        if (stop == RecordScanner.Stop.END && context.recoveryMode() != RecoveryMode.TRUNCATE_AT_CORRUPTION &&
+            !RecordScanner.isZero(page.buffer(), cut, size) &&
+            validRecordAfter(page.buffer(), cut, size, scanner.nextOffset(), recordLogId))
+        {
+            // a zeroed block in the middle of acknowledged records is damage, not the end
+            throw new CorruptLogException("log '" + name + "': segment " + last.path() + " position " + cut +
+                " offset " + scanner.nextOffset() + ": an all-zero header with valid records after it");
+        }
         if (!RecordScanner.isZero(page.buffer(), cut, size))
         {
             // torn or stale bytes after the end: zero them in the page and on disk before anything is acknowledged

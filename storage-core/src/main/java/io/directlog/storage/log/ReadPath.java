@@ -112,8 +112,10 @@ final class ReadPath
         {
             ensureIndex(segment);
             final int from = Math.max(SegmentHeaderDescriptor.LENGTH, segment.index().floorPosition(offset));
-            int want = Math.max(context.readBuffers().bufferSize(), (int)Math.min(Integer.MAX_VALUE / 2,
-                (long)maxBytes + (from & 4095) + SegmentIndex.INTERVAL + RecordDescriptor.HEADER_LENGTH));
+            // the needed range only (the record holding offset starts within one index interval of from, and a
+            // longer record or batch grows the read below): a pooled buffer's size is a cap, not a minimum
+            int want = (int)Math.min(Integer.MAX_VALUE / 2,
+                (long)maxBytes + (from & 4095) + SegmentIndex.INTERVAL + RecordDescriptor.HEADER_LENGTH);
             while (true)
             {
                 final int chunkStart = DefaultLog.alignDown(from);
@@ -250,11 +252,17 @@ final class ReadPath
                     segment.index(index);
                 }
                 segment.page(page);
+                page.unpin(); // the page-in's own pin: now readers pin it, and eviction may take it
                 return true;
             }
-            catch (final IOException e)
+            catch (final IOException | RuntimeException e)
             {
                 context.cache().discard(page);
+                page.unpin(); // the page-in's pin: its release frees the retired page
+                if (e instanceof RuntimeException re)
+                {
+                    throw re;
+                }
                 throw new StorageReadException("log '" + log.name() + "': page-in of " + segment.path() +
                     " failed: " + e.getMessage(), e);
             }
