@@ -55,6 +55,8 @@ final class Comparisons
 
     private static String times(final double ratio)
     {
-        return String.format(Locale.ROOT, ratio < 10 ? "%.1fx" : "%.0fx", ratio);
+        // Two significant digits below 1 too: a "0.0x" would hide that the engine beat the raw row.
+        return String.format(Locale.ROOT, ratio < 0.1 ? "%.3fx" : ratio < 1 ? "%.2fx" : ratio < 10 ? "%.1fx" : "%.0fx",
+            ratio);
     }
 }

@@ -1,5 +1,7 @@
 package io.directlog.cli.bench;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -38,7 +40,7 @@ final class EnvironmentReport
         line(sb, "jdk", System.getProperty("java.runtime.version") + " (" + System.getProperty("java.vendor") + ", " +
             System.getProperty("java.vm.name") + ")");
         line(sb, "kernel", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " +
-            System.getProperty("os.arch") + ", " + Runtime.getRuntime().availableProcessors() + " CPUs");
+            System.getProperty("os.arch") + ", " + Runtime.getRuntime().availableProcessors() + " CPUs" + loadAverage());
         line(sb, "directory", directory + " (removed afterwards)");
         line(sb, "filesystem", fileSystem(directory));
         final Optional<BlockDeviceInfo> device = device(directory);
@@ -58,6 +60,20 @@ final class EnvironmentReport
     private static void line(final StringBuilder sb, final String name, final String value)
     {
         sb.append("  ").append(name).append(" ".repeat(Math.max(1, 12 - name.length()))).append(value).append('\n');
+    }
+
+    /** Other work on the machine skews every row; the load average at the start says whether there was some. */
+    private static String loadAverage()
+    {
+        try
+        {
+            final String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return ", load average " + fields[0] + " (1 min)";
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return "";
+        }
     }
 
     private static String fileSystem(final Path directory)

@@ -57,6 +57,10 @@ class ResultTableTest
         assertEquals("4.2x rocksdb", Comparisons.vs(engineDsync16, rows));
         assertEquals("85% of raw", Comparisons.vs(coldRead, rows));
         assertNull(Comparisons.vs(rawDirect, rows));
+        assertEquals("0.041x raw", Comparisons.vs(row("engine-dsync", 1, 100, 1, 172.5),
+            List.of(row("raw-dsync-4k", 1, 4096, 1, 4184))));
+        assertEquals("0.85x raw", Comparisons.vs(row("engine-direct", 1, 100, 1, 34), List.of(row("raw-direct-4k", 1,
+            4096, 1, 40))));
         assertNull(Comparisons.vs(engineDirect, List.of(engineDirect)), "no raw row, no ratio");
     }
 
