@@ -42,7 +42,8 @@ final class EnvironmentReport
         line(sb, "kernel", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " +
             System.getProperty("os.arch") + ", " + Runtime.getRuntime().availableProcessors() + " CPUs" + loadAverage());
         line(sb, "directory", directory + " (removed afterwards)");
-        line(sb, "filesystem", fileSystem(directory));
+        final String fileSystem = fileSystem(directory);
+        line(sb, "filesystem", fileSystem);
         final Optional<BlockDeviceInfo> device = device(directory);
         line(sb, "device", device.map(EnvironmentReport::describeDevice).orElseGet(() -> unknownDevice(directory)));
         line(sb, "O_DIRECT", directIo.describe());
@@ -54,6 +55,17 @@ final class EnvironmentReport
             "DSYNC adds a cache flush"));
         device.filter(BlockDeviceInfo::volatileWriteCache).filter(BlockDeviceInfo::fua).ifPresent(d -> line(sb,
             "reading", "write-back cache with FUA: DIRECT is not power-safe here; DSYNC writes are FUA writes"));
+        if (fileSystem.equals("tmpfs"))
+        {
+            line(sb, "reading", "tmpfs is memory: these rows measure no disk, and nothing written there is durable");
+        }
+        final double load = loadAverageValue();
+        final int cpus = Runtime.getRuntime().availableProcessors();
+        if (load > cpus)
+        {
+            line(sb, "reading", String.format(Locale.ROOT,
+                "load average %.1f on %d CPUs: other work is running, expect noisy numbers", load, cpus));
+        }
         return sb.toString();
     }
 
@@ -65,14 +77,20 @@ final class EnvironmentReport
     /** Other work on the machine skews every row; the load average at the start says whether there was some. */
     private static String loadAverage()
     {
+        final double load = loadAverageValue();
+        return Double.isNaN(load) ? "" : String.format(Locale.ROOT, ", load average %.2f (1 min)", load);
+    }
+
+    /** @return the 1-minute load average, or NaN where /proc/loadavg cannot be read. */
+    private static double loadAverageValue()
+    {
         try
         {
-            final String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return ", load average " + fields[0] + " (1 min)";
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
         }
         catch (final IOException | RuntimeException ex)
         {
-            return "";
+            return Double.NaN;
         }
     }
 
