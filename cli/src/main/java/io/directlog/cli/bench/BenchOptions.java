@@ -83,6 +83,7 @@ final class BenchOptions
             final int eq = arg.indexOf('=');
             final String name = arg.startsWith("--") && eq > 0 ? arg.substring(0, eq) : arg;
             final String inlineValue = arg.startsWith("--") && eq > 0 ? arg.substring(eq + 1) : null;
+            // For "--name value", value(args, i++) consumes the next argument; "--name=value" consumes nothing.
             switch (name)
             {
                 case "--help", "-h" -> help = true;
