@@ -3,6 +3,7 @@ package io.directlog.storage.cache;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 import io.directlog.storage.CacheStats;
 import io.directlog.storage.page.PageMemory;
@@ -56,6 +57,7 @@ public final class PageCache
      */
     public CachePage acquire(final CacheOwner owner, final int size, final boolean writable)
     {
+        long deadline = 0;
         while (true)
         {
             final PageMemory memory = pool.tryAcquire(size);
@@ -67,9 +69,40 @@ public final class PageCache
             }
             if (!evictOne(Long.MAX_VALUE))
             {
-                return null;
+                // pins of readers (open batches, page-ins in progress) are short-lived: a write page waits a bounded
+                // time for one to go rather than fail the append at once
+                if (!anyPinnedReadOnly())
+                {
+                    return null;
+                }
+                final long now = System.nanoTime();
+                if (deadline == 0)
+                {
+                    deadline = now + PIN_WAIT_NANOS;
+                }
+                else if (now - deadline >= 0)
+                {
+                    return null;
+                }
+                LockSupport.parkNanos(20_000);
             }
         }
+    }
+
+    /** How long a write page waits for readers' pins to go before the budget counts as exhausted. */
+    private static final long PIN_WAIT_NANOS =
+        Long.getLong("directlog.cache.pinWaitMillis", 1000) * 1_000_000L;
+
+    private boolean anyPinnedReadOnly()
+    {
+        for (final CachePage page : resident)
+        {
+            if (!page.writable() && page.pinCount() > 0)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

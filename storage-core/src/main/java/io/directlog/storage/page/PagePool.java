@@ -4,7 +4,6 @@ import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The store's one memory budget: aligned pages of any segment size, allocated up to the budget, reused,
@@ -26,6 +25,8 @@ public final class PagePool implements AutoCloseable
     private long allocatedBytes;
     private long freeBytes;
     private long allocations;
+    /** The free page the cleaner is zeroing now (counted in freeBytes, in neither queue), or null. Guarded by this. */
+    private PageMemory cleaning;
     private volatile boolean closed;
 
     /**
@@ -82,9 +83,28 @@ public final class PagePool implements AutoCloseable
         PageMemory zeroInline = null;
         synchronized (this)
         {
-            if (closed)
+            while (true)
             {
-                throw new IllegalStateException("page pool is closed");
+                if (closed)
+                {
+                    throw new IllegalStateException("page pool is closed");
+                }
+                // a free page of this size in the cleaner's hands is not missing: wait the moment it takes to zero
+                // it rather than report the budget used up (which would evict a page, or fail a writer's roll)
+                if (cleaning == null || cleaning.size() != size || allocatedBytes + size <= budget ||
+                    hasFreePage(size))
+                {
+                    break;
+                }
+                try
+                {
+                    wait(10);
+                }
+                catch (final InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
             }
             final ArrayDeque<PageMemory> pages = clean.get(size);
             if (pages != null && !pages.isEmpty())
@@ -148,8 +168,26 @@ public final class PagePool implements AutoCloseable
                 return;
             }
             freeBytes += page.size();
+            dirty.add(page); // under the lock: a page is always in a queue, or the cleaner's (see cleaning)
+            notifyAll();
         }
-        dirty.add(page);
+    }
+
+    private boolean hasFreePage(final int size)
+    {
+        final ArrayDeque<PageMemory> pages = clean.get(size);
+        if (pages != null && !pages.isEmpty())
+        {
+            return true;
+        }
+        for (final PageMemory p : dirty)
+        {
+            if (p.size() == size)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return true when bytes could be allocated without evicting anything. */
@@ -201,14 +239,22 @@ public final class PagePool implements AutoCloseable
         {
             try
             {
-                final PageMemory page = dirty.poll(100, TimeUnit.MILLISECONDS);
-                if (page == null)
+                final PageMemory page;
+                synchronized (this)
                 {
-                    continue;
+                    if (dirty.isEmpty())
+                    {
+                        wait(100);
+                        continue;
+                    }
+                    page = dirty.poll();
+                    cleaning = page; // taken and marked in one step: tryAcquire never misses a free page
                 }
                 page.zero();
                 synchronized (this)
                 {
+                    cleaning = null;
+                    notifyAll();
                     if (closed)
                     {
                         allocatedBytes -= page.size();
