@@ -18,7 +18,7 @@ import io.directlog.cli.UsageException;
 final class BenchOptions
 {
     static final double DURATION_DEFAULT_SECONDS = 3.0;
-    static final double DURATION_QUICK_SECONDS = 0.8;
+    static final double DURATION_QUICK_SECONDS = 0.5;
     static final double DURATION_MAX_SECONDS = 3600;
     /** Data written and read back by engine-cold-read. */
     static final long COLD_READ_BYTES_DEFAULT = 512L << 20;

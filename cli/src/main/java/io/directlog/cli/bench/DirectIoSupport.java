@@ -95,10 +95,16 @@ final class DirectIoSupport
         }
     }
 
+    /** @return true when O_DIRECT reads and writes work in the directory. */
+    boolean directSupported()
+    {
+        return nativeUnavailable == null && probe != null && probe.supported();
+    }
+
     /** @return an alignment for buffers, offsets and lengths that satisfies the directory's O_DIRECT rules. */
     int alignment()
     {
-        return probe != null && probe.supported() ? Math.max(MIN_ALIGNMENT, probe.alignment()) : MIN_ALIGNMENT;
+        return directSupported() ? Math.max(MIN_ALIGNMENT, probe.alignment()) : MIN_ALIGNMENT;
     }
 
     /** @return one line for the header, such as "yes (ok: 4096-byte block verified; ...)". */
