@@ -51,7 +51,7 @@ class BenchmarkSmokeTest
         Map.entry("peers.RocksDbWalBenchmark", Map.of("sync", "true", "recordSize", "00100")),
         Map.entry("peers.FileChannelAppendBenchmark", Map.of("recordSize", "00100")),
         Map.entry("peers.MappedBufferAppendBenchmark", Map.of("recordSize", "00100")),
-        Map.entry("peers.ChronicleQueueBenchmark", Map.of("syncMode", "SYNC", "recordSize", "00100")),
+        Map.entry("peers.ChronicleQueueBenchmark", Map.of("sync", "true", "recordSize", "00100")),
         Map.entry("raw.RawOverwriteBenchmark", Map.of("impl", "nativeio", "sync", "DSYNC")),
         Map.entry("raw.RawSequentialBenchmark", Map.of("impl", "nativeio")));
 
