@@ -120,6 +120,8 @@ class RecoveryTest
             }
             assertEquals(4_999, log.append(record, Durability.DSYNC).join() - 1);
             StoreFiles.awaitWatermark(dir.resolve("a"), 5_001);
+            StoreFiles.awaitCondition(() -> Files.exists(dir.resolve("a").resolve(String.format("%020d.idx", 0))),
+                "the syncer persisting the active segment's index");
             image = StoreFiles.crashImage(dir, "crash-image");
         }
         try (LogStore store = LogStore.open(cfg.apply(image)))
