@@ -194,4 +194,38 @@ class RecoveryTimeTest
             }
         }
     }
+
+    @Test
+    void aCrashWithANearlyEmptyOneGibActiveSegmentReadsTheRestOfItOnce() throws Exception
+    {
+        final Path dir = TestDirs.create("recovery-time-1g-empty");
+        final int segment = 1 << 30;
+        final long budget = 3 * GIB;
+        Path image = null;
+        try
+        {
+            try (LogStore store = LogStore.open(config(dir, segment, budget)))
+            {
+                fill(store.log("big"), 8L << 20);
+                image = StoreFiles.crashImage(dir, "recovery-time-1g-empty-crash");
+            }
+            sync();
+            try (LogStore store = LogStore.open(config(image, segment, budget)))
+            {
+                final RecoveryReport r = store.log("big").recoveryReport();
+                System.out.println("RECOVERY-TIME 1 GiB active segment holding 8 MiB, after a crash (worst case: the " +
+                    "rest of the segment is read to prove it zero): " + r);
+                assertFalse(r.cleanShutdown());
+                assertTrue(r.recoveryMillis() <= 6_000, r.toString());
+            }
+        }
+        finally
+        {
+            delete(dir);
+            if (image != null)
+            {
+                delete(image);
+            }
+        }
+    }
 }

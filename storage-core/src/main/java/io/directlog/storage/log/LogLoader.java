@@ -459,7 +459,7 @@ final class LogLoader
                         size);
                     cut = scanner.position();
                     cutOffset = scanner.nextOffset();
-                    final boolean garbage = !RecordScanner.isZero(buffer, cut, size);
+                    final boolean garbage = !RecordScanner.isZero(page.memory().byteBuffer(), cut, size);
                     if (stop == RecordScanner.Stop.INVALID || garbage)
                     {
                         damage = stop == RecordScanner.Stop.INVALID ? scanner.reason() :
@@ -549,7 +549,7 @@ final class LogLoader
     {
         final int size = segment.capacity();
         final UnsafeBuffer buffer = page.buffer();
-        if (!RecordScanner.isZero(buffer, cut, size))
+        if (!RecordScanner.isZero(page.memory().byteBuffer(), cut, size))
         {
             // torn or stale bytes after the end: zero them in the page and on disk before anything is acknowledged
             buffer.setMemory(cut, size - cut, (byte)0);

@@ -170,6 +170,32 @@ public final class RecordScanner
         return true;
     }
 
+    private static final java.nio.ByteBuffer ZEROS = java.nio.ByteBuffer.allocateDirect(1 << 20).asReadOnlyBuffer();
+
+    /**
+     * The same as {@link #isZero(DirectBuffer, int, int)} over a direct buffer, compared 1 MiB at a time with a
+     * zero buffer ({@code ByteBuffer.mismatch}, vectorized by the JDK): recovery checks up to a whole segment.
+     *
+     * @param buffer bytes.
+     * @param from   first byte.
+     * @param to     end, exclusive.
+     * @return true when every byte in the range is zero.
+     */
+    public static boolean isZero(final java.nio.ByteBuffer buffer, final int from, final int to)
+    {
+        int at = from;
+        while (at < to)
+        {
+            final int n = Math.min(ZEROS.capacity(), to - at);
+            if (buffer.slice(at, n).mismatch(ZEROS.slice(0, n)) != -1)
+            {
+                return false;
+            }
+            at += n;
+        }
+        return true;
+    }
+
     /** @return the end of the last good record. */
     public int position()
     {
