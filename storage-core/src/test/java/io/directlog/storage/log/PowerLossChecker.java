@@ -2,7 +2,9 @@ package io.directlog.storage.log;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.directlog.storage.CorruptLogException;
 import io.directlog.storage.Durability;
@@ -11,9 +13,14 @@ import io.directlog.storage.LogStore;
 import io.directlog.storage.Record;
 import io.directlog.storage.RecordBatch;
 import io.directlog.storage.RecoveryMode;
+import io.directlog.storage.StorageReadException;
 import io.directlog.storage.StoreConfig;
+import io.directlog.storage.cache.CachePage;
 import io.directlog.storage.io.sim.DeviceModel;
 import io.directlog.storage.io.sim.SimulatedBlockIo;
+import io.directlog.storage.io.sim.SwitchingBlockIo;
+import io.directlog.storage.writer.LogWriterAgent;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Opens a crash image and checks what the engine gives back: the recovered log must be a clean prefix of what
@@ -29,10 +36,51 @@ import io.directlog.storage.io.sim.SimulatedBlockIo;
 final class PowerLossChecker
 {
     private final PowerLossWorkload workload;
+    private final SwitchingBlockIo preparerIo = new SwitchingBlockIo();
+    private final SegmentPreparer preparer = new SegmentPreparer(preparerIo);
+
+    private final Thread drainer;
+    private volatile LogWriterAgent inline;
+    private volatile boolean running = true;
 
     PowerLossChecker(final PowerLossWorkload workload)
     {
         this.workload = workload;
+        this.drainer = new Thread(this::drain, "directlog-powerloss-drainer");
+        drainer.setDaemon(true);
+        drainer.start();
+    }
+
+    /**
+     * The fast path's writer agent is never started; only a failed open (LogLoader closes the half-built log)
+     * queues a command on it. This thread runs such a command, so that close does not wait for a writer forever.
+     */
+    private void drain()
+    {
+        while (running)
+        {
+            final LogWriterAgent agent = inline;
+            if (agent != null && agent.queuedBytes() > 0)
+            {
+                try
+                {
+                    agent.stop(Duration.ZERO); // not running: run() drains the queue once and returns
+                }
+                catch (final InterruptedException e)
+                {
+                    return;
+                }
+                agent.run();
+            }
+            LockSupport.parkNanos(200_000);
+        }
+    }
+
+    void close() throws InterruptedException
+    {
+        running = false;
+        drainer.join(10_000);
+        preparer.close();
     }
 
     /**
@@ -50,7 +98,9 @@ final class PowerLossChecker
             OK,
             /** Opening refused the image with CorruptLogException. */
             CORRUPT,
-            /** Anything else: a wrong record, a gap, a failed append, another exception. */
+            /** The log opened but a rolled segment lacks records it claims ({@code end}: the first missing one). */
+            GAP,
+            /** Anything else: a wrong record, a failed append, another exception. */
             VIOLATION
         }
     }
@@ -99,18 +149,26 @@ final class PowerLossChecker
     Outcome recover(final PowerLossWorkload.Run run, final SimulatedBlockIo image, final Durability mode,
         final RecoveryMode recoveryMode)
     {
-        final SegmentPreparer preparer = new SegmentPreparer(image);
+        preparerIo.use(image);
+        // never started: this thread plays the writer (onAppend, onDutyCycle), no thread handoff per state
+        final LogWriterAgent agent = new LogWriterAgent("directlog-powerloss-inline-writer", 4096);
+        inline = agent;
+        final LogContext context = workload.context(image, preparer, recoveryMode, agent);
         DefaultLog log = null;
         try
         {
             workload.mirrorMeta(image);
-            log = new LogLoader(PowerLossWorkload.NAME, workload.dir(),
-                workload.context(image, preparer, recoveryMode), PowerLossWorkload.config(mode)).load();
-            return verify(run, log);
+            log = new LogLoader(PowerLossWorkload.NAME, workload.dir(), context, PowerLossWorkload.config(mode)).load();
+            final DefaultLog recovered = log;
+            return verify(run, log, payload -> appendInline(recovered, payload));
         }
         catch (final CorruptLogException e)
         {
             return new Outcome(Outcome.Kind.CORRUPT, -1, e.getMessage());
+        }
+        catch (final GapException e)
+        {
+            return new Outcome(Outcome.Kind.GAP, e.offset, e.getMessage());
         }
         catch (final Exception | AssertionError e)
         {
@@ -120,9 +178,14 @@ final class PowerLossChecker
         {
             if (log != null)
             {
-                log.close();
+                // the preparer must be idle before the next image replaces this one under it
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (log.preparedCount() < log.preparedTarget() && System.nanoTime() - deadline < 0)
+                {
+                    Thread.yield();
+                }
+                release(log, context);
             }
-            preparer.close();
         }
     }
 
@@ -137,12 +200,17 @@ final class PowerLossChecker
                 .recoveryMode(recoveryMode).appendTimeout(Duration.ofSeconds(10)).writerThreads(1).build();
             try (LogStore store = LogStore.open(config))
             {
-                return verify(run, store.log(PowerLossWorkload.NAME));
+                final Log log = store.log(PowerLossWorkload.NAME);
+                return verify(run, log, payload -> log.append(payload, Durability.DSYNC).get(30, TimeUnit.SECONDS));
             }
         }
         catch (final CorruptLogException e)
         {
             return new Outcome(Outcome.Kind.CORRUPT, -1, e.getMessage());
+        }
+        catch (final GapException e)
+        {
+            return new Outcome(Outcome.Kind.GAP, e.offset, e.getMessage());
         }
         catch (final Exception | AssertionError e)
         {
@@ -150,11 +218,58 @@ final class PowerLossChecker
         }
     }
 
-    private static Outcome verify(final PowerLossWorkload.Run run, final Log log) throws Exception
+    /** Appends one record and returns its offset. */
+    @FunctionalInterface
+    interface Appender
+    {
+        long append(byte[] payload) throws Exception;
+    }
+
+    /** The writer's part of an append, on this thread: copy into the page, then the duty cycle flushes it. */
+    private static long appendInline(final DefaultLog log, final byte[] payload) throws Exception
+    {
+        final CompletableFuture<Long> done = new CompletableFuture<>();
+        log.onAppend(new UnsafeBuffer(payload), 0, payload.length, 1, Durability.DSYNC, (offset, error) ->
+        {
+            if (error != null)
+            {
+                done.completeExceptionally(error);
+            }
+            else
+            {
+                done.complete(offset);
+            }
+        });
+        log.onDutyCycle(System.nanoTime());
+        return done.getNow(-1L);
+    }
+
+    /**
+     * What DefaultLog.close releases, without the writer thread the close command needs: the preparer's
+     * registration, the segments' files and cache pages. (The whole close runs in the LogStore sample.)
+     */
+    private static void release(final DefaultLog log, final LogContext context)
+    {
+        context.preparer().deregister(log);
+        for (final Segment s : log.segments())
+        {
+            s.closeFiles();
+            final CachePage page = s.page();
+            if (page != null)
+            {
+                s.page(null);
+                context.cache().discard(page);
+            }
+        }
+    }
+
+    private static Outcome verify(final PowerLossWorkload.Run run, final Log log, final Appender appender)
+        throws Exception
     {
         if (log.startOffset() != 0)
         {
-            return violation("start offset " + log.startOffset() + ", expected 0");
+            // the first segments are gone while a later one survived: records [0, start) are a hole
+            return new Outcome(Outcome.Kind.GAP, 0, "the log starts at " + log.startOffset() + ", not 0");
         }
         final long end = log.endOffset();
         if (end > run.payloads().size())
@@ -164,7 +279,7 @@ final class PowerLossChecker
         long at = 0;
         while (at < end)
         {
-            try (RecordBatch batch = log.read(at, 2 * PowerLossWorkload.SEGMENT))
+            try (RecordBatch batch = read(log, at))
             {
                 if (batch.isEmpty())
                 {
@@ -186,7 +301,7 @@ final class PowerLossChecker
             }
         }
         final byte[] next = PowerLossWorkload.payload(-1, end, 64);
-        final long offset = log.append(next, Durability.DSYNC).get(30, TimeUnit.SECONDS);
+        final long offset = appender.append(next);
         if (offset != end)
         {
             return violation("the append after recovery got offset " + offset + ", expected " + end);
@@ -199,6 +314,40 @@ final class PowerLossChecker
             }
         }
         return new Outcome(Outcome.Kind.OK, end, null);
+    }
+
+    /**
+     * Reads at {@code at}; a read that fails inside a segment that is not the last means the log claims records a
+     * rolled segment does not hold: a gap in the middle of the recovered log.
+     */
+    private static RecordBatch read(final Log log, final long at) throws GapException
+    {
+        try
+        {
+            return log.read(at, 2 * PowerLossWorkload.SEGMENT);
+        }
+        catch (final StorageReadException e)
+        {
+            if (log instanceof DefaultLog d && d.segments().length > 1 &&
+                at < d.segments()[d.segments().length - 1].baseOffset())
+            {
+                throw new GapException(at, e);
+            }
+            throw e;
+        }
+    }
+
+    /** A read failed below the last segment: the log has a hole. */
+    static final class GapException extends Exception
+    {
+        private static final long serialVersionUID = 1L;
+        final long offset;
+
+        GapException(final long offset, final Throwable cause)
+        {
+            super("offset " + offset + " of a rolled segment is missing: " + cause.getMessage(), cause);
+            this.offset = offset;
+        }
     }
 
     private static Outcome violation(final String message)

@@ -48,12 +48,15 @@ class PowerLossTest
     private static final int STORE_SAMPLE = 1024; // one state in this many opens a whole LogStore
     private static final Durability[] MODES = {Durability.DSYNC, Durability.DIRECT, Durability.MEMORY};
     private static final Tally TALLY = new Tally();
+    /** Held so the level sticks: every recovery of a torn tail logs a warning, millions of lines otherwise. */
+    private static final java.util.logging.Logger ENGINE_LOG = java.util.logging.Logger.getLogger("io.directlog");
     private static PowerLossWorkload workload;
     private static PowerLossChecker checker;
 
     @BeforeAll
     static void start() throws Exception
     {
+        ENGINE_LOG.setLevel(java.util.logging.Level.SEVERE);
         final Path base = Path.of(System.getProperty("directlog.test.dir", "target/test-data"));
         Files.createDirectories(base);
         workload = new PowerLossWorkload(Files.createTempDirectory(base, "powerloss"));
@@ -67,6 +70,7 @@ class PowerLossTest
         System.out.println(TALLY.details());
         System.out.println("FAULT-SUMMARY category=powerloss cases=" + TALLY.cases + " acked_checked=" +
             TALLY.ackedChecked + " lost=" + TALLY.lost + " detected=" + TALLY.detected + "/" + TALLY.injected);
+        checker.close();
         workload.close();
     }
 
@@ -243,6 +247,7 @@ class PowerLossTest
         switch (outcome.kind())
         {
             case VIOLATION -> TALLY.violation(where + ": " + outcome.message());
+            case GAP -> gap(where, model, garbled, outcome, required);
             case CORRUPT ->
             {
                 if (garbled)
@@ -257,7 +262,11 @@ class PowerLossTest
                 final CrashImage again = replayer.image(new SplittableRandom(stateSeed), profile);
                 final PowerLossChecker.Outcome truncated = checker.recover(run, again.io(), mode,
                     RecoveryMode.TRUNCATE_AT_CORRUPTION);
-                if (truncated.kind() != PowerLossChecker.Outcome.Kind.OK)
+                if (truncated.kind() == PowerLossChecker.Outcome.Kind.GAP)
+                {
+                    gap(where + " (TRUNCATE_AT_CORRUPTION after a refusal)", model, false, truncated, required);
+                }
+                else if (truncated.kind() != PowerLossChecker.Outcome.Kind.OK)
                 {
                     TALLY.violation(where + ": refused (" + outcome.message() + "), and TRUNCATE_AT_CORRUPTION gave " +
                         truncated.kind() + ": " + truncated.message());
@@ -300,6 +309,36 @@ class PowerLossTest
         }
     }
 
+    /**
+     * A hole: a rolled segment's unsynced tail (or a whole earlier segment) lost under a later segment that
+     * survived. An engine bug on a volatile cache (see rolledSegmentsLostTailOnAVolatileCacheLeavesNoHole); counted
+     * there, with only the prefix before the hole taken as recovered. Anywhere else a violation.
+     */
+    private static void gap(final String where, final DeviceModel model, final boolean garbled,
+        final PowerLossChecker.Outcome outcome, final long required)
+    {
+        if (garbled)
+        {
+            if (outcome.end() < required)
+            {
+                TALLY.injected++; // garbage destroyed acknowledged records; a read error reports it, the open did not
+            }
+            return;
+        }
+        if (model != DeviceModel.VOLATILE_CACHE)
+        {
+            TALLY.violation(where + ": " + outcome.message());
+            return;
+        }
+        TALLY.gaps++;
+        TALLY.example("gap", where + ": " + outcome.message());
+        if (outcome.end() < required)
+        {
+            TALLY.lost += required - outcome.end();
+            TALLY.violation(where + ": hole at " + outcome.end() + " below the required end");
+        }
+    }
+
     static long mix(final long a, final long b)
     {
         long z = a * 0x9E3779B97F4A7C15L + b + 0x632BE59BD9B4E019L;
@@ -318,6 +357,7 @@ class PowerLossTest
         long injected;
         long detected;
         long refused;
+        long gaps;
         long directVolatileLoss;
         long directVolatileLostRecords;
         long memoryLossStates;
@@ -352,7 +392,7 @@ class PowerLossTest
         String details()
         {
             return "powerloss: states=" + cases + " (LogStore opens " + storeCases + ") refusedLegitimateCrashStates=" +
-                refused + " directOnVolatileLossStates=" + directVolatileLoss + " (max records " +
+ refused + " holesAfterLostRolledTail=" + gaps + " directOnVolatileLossStates=" + directVolatileLoss + " (max records " +
                 directVolatileLostRecords + ") memoryLossStates=" + memoryLossStates + " maxMemoryRecordsLost=" +
                 maxMemoryLost + " garbageDamagingAcked=" + injected + " reported=" + detected + " violations=" +
                 violationCount + (examples.isEmpty() ? "" : "\n  " + String.join("\n  ", examples));

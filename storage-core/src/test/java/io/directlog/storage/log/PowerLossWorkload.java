@@ -143,7 +143,13 @@ final class PowerLossWorkload implements AutoCloseable
 
     LogContext context(final BlockIo io, final SegmentPreparer preparer, final RecoveryMode mode)
     {
-        return new LogContext(io, cache, readBuffers, writer, preparer, Duration.ofSeconds(10), false, mode);
+        return context(io, preparer, mode, writer);
+    }
+
+    LogContext context(final BlockIo io, final SegmentPreparer preparer, final RecoveryMode mode,
+        final LogWriterAgent logWriter)
+    {
+        return new LogContext(io, cache, readBuffers, logWriter, preparer, Duration.ofSeconds(10), false, mode);
     }
 
     /**
@@ -190,6 +196,7 @@ final class PowerLossWorkload implements AutoCloseable
         final List<Ack> acks = new ArrayList<>();
         final List<byte[]> payloads = new ArrayList<>();
         DefaultLog log = null;
+        long syncClock = System.nanoTime();
         try
         {
             log = open(io, gated, context, mode);
@@ -210,7 +217,8 @@ final class PowerLossWorkload implements AutoCloseable
                     {
                         if (log != null)
                         {
-                            log.onSyncerTick(System.nanoTime() + Duration.ofHours(2).toNanos());
+                            syncClock += Duration.ofHours(2).toNanos(); // past the hour-long sync interval
+                            log.onSyncerTick(syncClock);
                         }
                     }
                     case CLOSE ->

@@ -322,6 +322,30 @@ public final class SimulatedBlockIo implements BlockIo
             }
         }
 
+        void read(final ByteBuffer out, final int index, final long position, final int length)
+        {
+            final org.agrona.concurrent.UnsafeBuffer view = new org.agrona.concurrent.UnsafeBuffer(out);
+            long at = position;
+            int done = 0;
+            while (done < length)
+            {
+                final long page = at / PAGE;
+                final int inPage = (int)(at % PAGE);
+                final int n = Math.min(PAGE - inPage, length - done);
+                final byte[] data = pages.get(page);
+                if (data != null)
+                {
+                    view.putBytes(index + done, data, inPage, n);
+                }
+                else
+                {
+                    view.setMemory(index + done, n, (byte)0);
+                }
+                at += n;
+                done += n;
+            }
+        }
+
         void read(final byte[] out, final long position, final int length)
         {
             long at = position;
@@ -395,17 +419,21 @@ public final class SimulatedBlockIo implements BlockIo
                     throw new IOException("EBADF: write to a file opened for reading: " + path);
                 }
                 checkAligned(source, index, length, position);
-                final byte[] copy = new byte[length];
-                source.get(index, copy, 0, length);
                 boolean zero = true;
-                for (int i = 0; i < length && zero; i++)
+                for (int i = 0; i + 8 <= length && zero; i += 8)
                 {
-                    zero = copy[i] == 0;
+                    zero = source.getLong(index + i) == 0;
+                }
+                byte[] copy = null;
+                if (!zero)
+                {
+                    copy = new byte[length];
+                    source.get(index, copy, 0, length);
                 }
                 final SimFile f = files.get(inode);
-                f.write(position, zero ? null : copy, 0, length);
+                f.write(position, copy, 0, length);
                 f.size = Math.max(f.size, position + length);
-                trace.add(new IoCall(IoCall.Kind.WRITE, inode, position, zero ? null : copy, length,
+                trace.add(new IoCall(IoCall.Kind.WRITE, inode, position, copy, length,
                     mode == FileMode.DIRECT_DSYNC, path, null));
             }
         }
@@ -421,9 +449,7 @@ public final class SimulatedBlockIo implements BlockIo
                 checkAligned(target, index, length, position);
                 final SimFile f = files.get(inode);
                 final int n = (int)Math.max(0, Math.min(length, f.size - position));
-                final byte[] out = new byte[n];
-                f.read(out, position, n);
-                target.put(index, out, 0, n);
+                f.read(target, index, position, n);
                 return n;
             }
         }
