@@ -157,7 +157,7 @@ final class PowerLossChecker
         DefaultLog log = null;
         try
         {
-            workload.mirrorMeta(image);
+            workload.mirrorNames(image);
             log = new LogLoader(PowerLossWorkload.NAME, workload.dir(), context, PowerLossWorkload.config(mode)).load();
             final DefaultLog recovered = log;
             return verify(run, log, payload -> appendInline(recovered, payload));
@@ -194,7 +194,7 @@ final class PowerLossChecker
     {
         try
         {
-            workload.mirrorMeta(image);
+            workload.mirrorNames(image);
             final StoreConfig config = StoreConfig.builder(workload.dir().getParent()).blockIo(image)
                 .defaultLogConfig(PowerLossWorkload.config(mode)).memoryBudget(64L << 20)
                 .recoveryMode(recoveryMode).appendTimeout(Duration.ofSeconds(10)).writerThreads(1).build();

@@ -153,26 +153,30 @@ final class PowerLossWorkload implements AutoCloseable
     }
 
     /**
-     * LogLoader decides whether a log exists with {@code Files.exists(dir/log.meta)} on the real filesystem, not
-     * through the BlockIo (an engine seam gap, reported): mirror the simulated file's existence there.
+     * LogLoader (log.meta), Checkpoint (checkpoint) and IndexFile (index files) decide whether a file exists with
+     * {@code Files.exists} on the real filesystem, not through the BlockIo (an engine seam gap, reported): mirror
+     * the simulated directory's names there as empty files, so the engine sees the device's namespace.
      *
      * @param io the device the next open reads.
      * @throws IOException when the real directory cannot be changed.
      */
-    void mirrorMeta(final SimulatedBlockIo io) throws IOException
+    void mirrorNames(final SimulatedBlockIo io) throws IOException
     {
-        final Path meta = dir.resolve(SegmentFiles.META_FILE);
         Files.createDirectories(dir);
-        if (io.exists(meta))
+        final java.util.Set<Path> wanted = new java.util.HashSet<>(io.filesIn(dir));
+        try (java.util.stream.Stream<Path> existing = Files.list(dir))
         {
-            if (!Files.exists(meta))
+            for (final Path p : (Iterable<Path>)existing::iterator)
             {
-                Files.createFile(meta);
+                if (!wanted.remove(p))
+                {
+                    Files.delete(p);
+                }
             }
         }
-        else
+        for (final Path p : wanted)
         {
-            Files.deleteIfExists(meta);
+            Files.createFile(p);
         }
     }
 
@@ -261,7 +265,7 @@ final class PowerLossWorkload implements AutoCloseable
     private DefaultLog open(final SimulatedBlockIo io, final GatedBlockIo gated, final LogContext context,
         final Durability mode) throws Exception
     {
-        mirrorMeta(io);
+        mirrorNames(io);
         final DefaultLog log = new LogLoader(NAME, dir, context, config(mode)).load();
         settle(gated, log);
         return log;

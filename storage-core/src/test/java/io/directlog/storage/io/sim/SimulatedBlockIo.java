@@ -100,6 +100,23 @@ public final class SimulatedBlockIo implements BlockIo
     }
 
     /**
+     * @param dir a directory.
+     * @return the files in it now (not recorded as a call).
+     */
+    public synchronized List<Path> filesIn(final Path dir)
+    {
+        final List<Path> out = new ArrayList<>();
+        for (final Path p : names.keySet())
+        {
+            if (dir.equals(p.getParent()))
+            {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    /**
      * @param path a file.
      * @return its current content (up to its size), for diagnostics.
      */
