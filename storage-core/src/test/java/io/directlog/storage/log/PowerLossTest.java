@@ -97,7 +97,7 @@ class PowerLossTest
                     }
                     if (ONLY < 0 || ONLY == index)
                     {
-                        crashEverywhere(index, steps, mode, first, 2, 1);
+                        crashEverywhere(index, steps, mode, first, 0, 0);
                     }
                     first = false;
                     index++;
@@ -114,7 +114,7 @@ class PowerLossTest
     {
         final long before = TALLY.cases;
         final long t0 = System.nanoTime();
-        final int workloads = Integer.getInteger("directlog.powerloss.randomWorkloads", 30);
+        final int workloads = Integer.getInteger("directlog.powerloss.randomWorkloads", 15);
         for (int w = 0; w < workloads; w++)
         {
             final int index = 100_000 + w;
@@ -299,6 +299,12 @@ class PowerLossTest
                 for (int i = 0; i < garbage; i++)
                 {
                     check(index, run, mode, model, replayer, point, variant++, FaultProfile.WITH_GARBAGE);
+                }
+                if (sectorAtomic == 0 && garbage == 0)
+                {
+                    // the CI-sized exhaustive run: one random image per point, sector-atomic or with garbage in turn
+                    check(index, run, mode, model, replayer, point, variant, point % 2 == 0 ?
+                        FaultProfile.SECTOR_ATOMIC : FaultProfile.WITH_GARBAGE);
                 }
             }
         }
@@ -486,7 +492,8 @@ class PowerLossTest
         String details()
         {
             return "powerloss: states=" + cases + " (LogStore opens " + storeCases + ") refusedLegitimateCrashStates=" +
-  refused + " (on WRITE_THROUGH " + refusedWriteThrough + ") holesAfterLostRolledTail=" + gaps + " directOnVolatileLossStates=" + directVolatileLoss + " (max records " +
+  refused + " (on WRITE_THROUGH " + refusedWriteThrough + ") holesAfterLostRolledTail=" + gaps + " garbledRecordsServed=" + corruptServed +
+                " directOnVolatileLossStates=" + directVolatileLoss + " (max records " +
                 directVolatileLostRecords + ") memoryLossStates=" + memoryLossStates + " maxMemoryRecordsLost=" +
                 maxMemoryLost + " garbageDamagingAcked=" + injected + " reported=" + detected + " violations=" +
                 violationCount + (examples.isEmpty() ? "" : "\n  " + String.join("\n  ", examples));
