@@ -76,6 +76,9 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private final int slot;
     private final int align;
     private final Checkpoint checkpoint;
+    /** Serialises the syncer's tick with close: close frees what the tick writes (the checkpoint's memory). */
+    private final Object tickLock = new Object();
+    private volatile boolean failureLogged;
     private final Object segmentsLock = new Object();
     private final Object indexLock = new Object();
     private volatile RecoveryReport recoveryReport;
@@ -611,6 +614,15 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         return firstDirtyNanos + config.flushInterval().toNanos();
     }
 
+    private void logFailure(final Throwable e)
+    {
+        if (!failureLogged)
+        {
+            failureLogged = true;
+            LOG.log(System.Logger.Level.ERROR, e.getMessage(), e.getCause());
+        }
+    }
+
     private int drainOnFailure(final Throwable failed)
     {
         if (!failedAcksDrained || !acks.isEmpty())
@@ -618,6 +630,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             failedAcksDrained = true;
             acks.failAll(failed);
             signalWaiters();
+            logFailure(failed); // after the pending appends were failed: logging a stack trace takes time
             return 1;
         }
         return 0;
@@ -675,6 +688,12 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         catch (final IOException | RuntimeException e)
         {
             failStop("write of " + (to - from) + " bytes at " + from + " in " + segment.path().getFileName(), e);
+            drainOnFailure(failure);
+            return;
+        }
+        if (failure != null)
+        {
+            // the syncer's fdatasync failed while this write was in flight: nothing more is acknowledged
             drainOnFailure(failure);
             return;
         }
@@ -777,7 +796,15 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
                     return new LogFullException("log '" + name + "' has no prepared segment left: " +
                         full.getMessage(), full);
                 }
-                if (System.nanoTime() - deadline >= 0 || closing)
+                if (failure != null)
+                {
+                    return failure;
+                }
+                if (closing)
+                {
+                    return new LogClosedException("log '" + name + "' is closing");
+                }
+                if (System.nanoTime() - deadline >= 0)
                 {
                     return new LogFullException("log '" + name + "' waited " + context.appendTimeout().toMillis() +
                         " ms for a prepared segment");
@@ -871,8 +898,11 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             final LogFailedException e = new LogFailedException("log '" + name + "' stopped after a failed " + what +
                 ": " + cause.getMessage() + " (reopen the store to recover)", cause);
             failure = e;
-            LOG.log(System.Logger.Level.ERROR, e.getMessage(), cause);
             context.writer().wakeUp();
+            if (Thread.currentThread() != context.writer().thread())
+            {
+                logFailure(e);
+            }
         }
     }
 
@@ -892,7 +922,19 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         {
             return;
         }
-        lastSyncNanos = nowNanos;
+        synchronized (tickLock)
+        {
+            if (closing || failure != null)
+            {
+                return;
+            }
+            lastSyncNanos = nowNanos;
+            syncerTick();
+        }
+    }
+
+    private void syncerTick()
+    {
         final Watermark w = watermark; // BEFORE the sync: everything it names is written, so synced below
         final List<Segment> synced = new ArrayList<>();
         try
@@ -1441,10 +1483,21 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         return nextPrepareSequence.getAndIncrement();
     }
 
+    /**
+     * A prepared segment is ready. The preparer checked {@link #isClosing()} before preparing, but close() may have
+     * run deregister and {@link #closeFiles()} since: added first, closing read after, so either close's drain
+     * sees the segment or this sees closing and closes it (whoever removes it from the queue closes it). The file
+     * stays on disk as a spare.
+     */
     void onPrepared(final PreparedSegment segment)
     {
         prepared.add(segment);
         prepareFailure = null;
+        if (closing && prepared.remove(segment))
+        {
+            closeQuietly(segment.direct());
+            closeQuietly(segment.dsync());
+        }
     }
 
     void onPrepareFailed(final Throwable cause)
@@ -1486,18 +1539,39 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         {
             failStop("close", new StorageException("writer queue stayed full for 30 s"));
         }
-        try
+        // not interruptible: an interrupted caller must not close the files under the writer's final flush
+        boolean interrupted = false;
+        boolean done = false;
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!done)
         {
-            closedFuture.get(60, TimeUnit.SECONDS);
+            try
+            {
+                closedFuture.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                done = true;
+            }
+            catch (final InterruptedException e)
+            {
+                interrupted = true;
+            }
+            catch (final Exception e)
+            {
+                break;
+            }
         }
-        catch (final Exception e)
+        context.preparer().deregister(this);
+        if (done)
         {
-            LOG.log(System.Logger.Level.WARNING, "log '" + name + "' did not close cleanly", e);
-        }
-        finally
-        {
-            context.preparer().deregister(this);
             closeFiles();
+        }
+        else
+        {
+            // the writer never ran the close: leave its files open rather than close them under it
+            LOG.log(System.Logger.Level.WARNING, "log '" + name + "' did not close within 60 s; its files stay open");
+        }
+        if (interrupted)
+        {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -1522,7 +1596,10 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
                 {
                     active.directFile().datasync();
                 }
-                recordCleanShutdown(active);
+                synchronized (tickLock)
+                {
+                    recordCleanShutdown(active);
+                }
             }
         }
         catch (final IOException | RuntimeException e)
@@ -1574,6 +1651,14 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     }
 
     private void closeFiles()
+    {
+        synchronized (tickLock)
+        {
+            closeFilesUnderTickLock();
+        }
+    }
+
+    private void closeFilesUnderTickLock()
     {
         checkpoint.close();
         PreparedSegment p;

@@ -158,6 +158,7 @@ final class LogLoader
         {
             header.free();
         }
+        final boolean holeDropped = dropAfterBlank(used, blank, meta);
         for (int i = 0; i + 1 < used.size(); i++)
         {
             final Segment s = used.get(i);
@@ -174,7 +175,7 @@ final class LogLoader
         final Checkpoint checkpoint = Checkpoint.open(io, dir, meta.logId());
         phase("checkpoint");
         final Checkpoint.State state = checkpoint.state();
-        boolean clean = state != null && state.clean() && badNewest < 0;
+        boolean clean = state != null && state.clean() && badNewest < 0 && !holeDropped;
         if (badNewest >= 0)
         {
             checkBadNewest(files.get(badNewest), badNewest, badReason, state, used, size, meta);
@@ -508,11 +509,15 @@ final class LogLoader
                     {
                         throw new CorruptLogException(where + " (recovery mode ABSOLUTE_CONSISTENCY)");
                     }
-                    else if (mode == RecoveryMode.TOLERATE_TORN_TAIL && (after >= 0 || later >= 0))
+                    else if (mode == RecoveryMode.TOLERATE_TORN_TAIL && after >= 0)
                     {
                         throw new CorruptLogException(where + ", and valid records follow it (up to offset " +
-                            Math.max(after, later) + "): corruption, not a torn tail");
+                            after + "): corruption, not a torn tail");
                     }
+                    // valid records only in later segments, beyond the watermark: on a volatile cache the rolled
+                    // segment's unsynced tail can be lost while the next segment's writes survive; the first hole
+                    // ends the log and the later segments are dropped (counted in droppedRecords)
+                    droppedEnd = Math.max(droppedEnd, later);
                     if (mode == RecoveryMode.TRUNCATE_AT_CORRUPTION)
                     {
                         droppedEnd = Math.max(droppedEnd, Math.max(after, later));
@@ -585,6 +590,45 @@ final class LogLoader
         log.trimSegments(used.size());
         log.startWith(segment, page, cut, cutOffset, timestamp, used.get(0).baseOffset(),
             hasLast ? scanner.lastRecordPosition() : -1, hasLast ? scanner.lastRecordOffset() : -1);
+    }
+
+    /**
+     * A headerless (blank) file below a segment with records is a hole: the taken segment's first write was lost
+     * in a crash (a volatile cache) while a later segment's survived. The log ends before the hole: the segments
+     * after it are recycled and their records counted as dropped. Blank files behind the head exist in no other
+     * case (the writer takes prepared files in sequence order and an open deletes such files).
+     *
+     * @return true when segments were dropped.
+     */
+    private boolean dropAfterBlank(final List<Segment> used, final List<Long> blank, final LogMeta meta)
+        throws IOException
+    {
+        if (used.isEmpty() || blank.isEmpty() || blank.get(0) > used.get(used.size() - 1).sequence())
+        {
+            return false;
+        }
+        final long hole = blank.get(0);
+        int from = 0;
+        while (used.get(from).sequence() < hole)
+        {
+            from++;
+        }
+        final String where = "log '" + name + "': segment file " + SegmentFiles.segment(dir, hole).getFileName() +
+            " has no header but " + (used.size() - from) + " later segment file(s) hold records";
+        if (mode == RecoveryMode.ABSOLUTE_CONSISTENCY)
+        {
+            throw new CorruptLogException(where + " (recovery mode ABSOLUTE_CONSISTENCY)");
+        }
+        droppedEnd = Math.max(droppedEnd, endOfDropped(used, from, RecordDescriptor.recordLogId(meta.logId())));
+        for (int k = used.size() - 1; k >= from; k--)
+        {
+            final Segment later = used.remove(k);
+            IndexFile.delete(io, dir, later.sequence());
+            recycle(later.path());
+        }
+        tornTail = true;
+        LOG.log(System.Logger.Level.WARNING, where + ": a hole after a crash, the log ends before it");
+        return true;
     }
 
     /** The highest offset end found by scanning segments {@code from..} (TRUNCATE_AT_CORRUPTION's count), or -1. */

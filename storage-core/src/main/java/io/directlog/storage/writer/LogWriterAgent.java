@@ -7,6 +7,7 @@ import java.util.concurrent.locks.LockSupport;
 import io.directlog.storage.AppendCallback;
 import io.directlog.storage.AppendTimeoutException;
 import io.directlog.storage.Durability;
+import io.directlog.storage.LogClosedException;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.MessageHandler;
@@ -113,17 +114,8 @@ public final class LogWriterAgent implements Runnable
      */
     public synchronized int register(final WriterClient client)
     {
+        // slots are never reused: an append queued for a log that closed meanwhile must not reach a newer log
         final WriterClient[] current = clients;
-        for (int i = 0; i < current.length; i++)
-        {
-            if (current[i] == null)
-            {
-                final WriterClient[] next = current.clone();
-                next[i] = client;
-                clients = next;
-                return i;
-            }
-        }
         final WriterClient[] next = Arrays.copyOf(current, current.length + 1);
         next[current.length] = client;
         clients = next;
@@ -324,6 +316,14 @@ public final class LogWriterAgent implements Runnable
             return;
         }
         final WriterClient client = clients[clientSlot];
+        if (client == null)
+        {
+            // the log closed after this append passed its open check: refuse it, keep the writer alive
+            final AppendCallback callback = type == APPEND ? (AppendCallback)attachment :
+                ((LargeAppend)attachment).callback;
+            callback.onComplete(-1, new LogClosedException("log is closed"));
+            return;
+        }
         final int recordCount = buffer.getInt(index + 4);
         final Durability durability = DURABILITIES[buffer.getInt(index + 8)];
         if (type == APPEND)
