@@ -12,6 +12,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.directlog.storage.Durability;
@@ -61,22 +65,67 @@ class KillLoopTest
     private static void run(final int cycles) throws Exception
     {
         final long seed = Long.getLong("directlog.kill.seed", System.nanoTime());
-        final KillLoop loop = new KillLoop(seed);
-        try
+        // two lanes (two chains of children at once) keep 300 cycles within the CI budget: much of a cycle is
+        // JVM start and the open's fdatasyncs, which overlap well even on 2 cores
+        final int lanes = Integer.getInteger("directlog.kill.lanes", 2);
+        final KillLoop[] loops = new KillLoop[lanes];
+        final ExecutorService pool = Executors.newFixedThreadPool(lanes);
+        final List<Future<?>> runs = new ArrayList<>();
+        final long t0 = System.nanoTime();
+        for (int i = 0; i < lanes; i++)
         {
-            loop.run(cycles);
+            loops[i] = new KillLoop(seed, i);
+            final KillLoop loop = loops[i];
+            final int n = cycles / lanes + (i < cycles % lanes ? 1 : 0);
+            runs.add(pool.submit(() ->
+            {
+                loop.run(n);
+                return null;
+            }));
         }
-        catch (final Throwable t)
+        pool.shutdown();
+        Throwable failure = null;
+        for (final Future<?> f : runs)
         {
-            System.out.println("KillLoopTest FAILED with seed " + seed + " (-Ddirectlog.kill.seed=" + seed + ")");
-            throw t;
+            try
+            {
+                f.get();
+            }
+            catch (final ExecutionException e)
+            {
+                failure = failure == null ? e.getCause() : failure;
+            }
         }
-        finally
+        long lost = 0;
+        long acked = 0;
+        int done = 0;
+        int checked = 0;
+        final List<String> violations = new ArrayList<>();
+        for (final KillLoop loop : loops)
         {
             loop.printReport();
+            lost += loop.lost;
+            acked += loop.ackedChecked;
+            done += loop.cycles;
+            checked += loop.recoveriesChecked;
+            violations.addAll(loop.violations);
         }
-        assertEquals(0, loop.lost, "lost DIRECT/DSYNC acknowledged records, seed " + seed);
-        assertTrue(loop.violations.isEmpty(), "violations with seed " + seed + ": " + loop.violations);
+        System.out.printf("KillLoopTest seed=%d lanes=%d cycles=%d time=%.1fs%n", seed, lanes, done,
+            (System.nanoTime() - t0) / 1e9);
+        // detected: kills after which a recovery completed and was checked (a kill during recovery is checked by
+        // the next cycle's recovery, so it does not count on its own)
+        System.out.printf("FAULT-SUMMARY category=kill cases=%d acked_checked=%d lost=%d detected=%d/%d%n",
+            done, acked, lost, checked, done);
+        if (failure != null || lost != 0 || !violations.isEmpty())
+        {
+            System.out.println("KillLoopTest FAILED with seed " + seed + " (-Ddirectlog.kill.seed=" + seed + ")");
+        }
+        if (failure != null)
+        {
+            throw new AssertionError("kill loop failed, seed " + seed, failure);
+        }
+        assertEquals(0, lost, "lost DIRECT/DSYNC acknowledged records, seed " + seed);
+        assertTrue(violations.isEmpty(), "violations with seed " + seed + ": " + violations);
     }
 
     /** The parent's side: the oracle of what must survive, and the cycle driver. */
@@ -109,10 +158,13 @@ class KillLoopTest
         long mustHave;
         long unchangedEnd = -1;
 
-        KillLoop(final long seed)
+        final int lane;
+
+        KillLoop(final long seed, final int lane)
         {
             this.seed = seed;
-            this.rng = new SplittableRandom(seed);
+            this.lane = lane;
+            this.rng = new SplittableRandom(seed + 0x9E3779B97F4A7C15L * lane);
         }
 
         void run(final int n) throws Exception
@@ -181,7 +233,7 @@ class KillLoopTest
                 " producers, child seed " + cycle.seed + ")";
             if (cycle.failure != null)
             {
-                violations.add(where + ": " + cycle.failure);
+                violation(where + ": " + cycle.failure);
             }
             if (cycle.openMs >= 0)
             {
@@ -191,12 +243,12 @@ class KillLoopTest
                 {
                     final long missing = model.countKnown(end, mustHave);
                     lost += missing;
-                    violations.add(where + ": recovered end " + end + " < " + mustHave +
+                    violation(where + ": recovered end " + end + " < " + mustHave +
                         " (everything below was durable or acknowledged DIRECT/DSYNC): " + missing + " lost");
                 }
                 if (unchangedEnd >= 0 && end != unchangedEnd)
                 {
-                    violations.add(where + ": recovery not idempotent: the previous recovery ended at " +
+                    violation(where + ": recovery not idempotent: the previous recovery ended at " +
                         unchangedEnd + " and nothing was appended since, now " + end);
                 }
                 long expect = cycle.verifyFrom;
@@ -205,17 +257,17 @@ class KillLoopTest
                     final long offset = r[0];
                     if (offset != expect)
                     {
-                        violations.add(where + ": recovered offset " + offset + " where " + expect +
+                        violation(where + ": recovered offset " + offset + " where " + expect +
                             " was expected (gap or duplicate)");
                         break;
                     }
                     if (r[1] != 1)
                     {
-                        violations.add(where + ": offset " + offset + " has count " + r[1]);
+                        violation(where + ": offset " + offset + " has count " + r[1]);
                     }
                     if (r[4] != 1)
                     {
-                        violations.add(where + ": offset " + offset + " holds a record no producer wrote (self-check)");
+                        violation(where + ": offset " + offset + " holds a record no producer wrote (self-check)");
                     }
                     if (model.known(offset))
                     {
@@ -223,7 +275,7 @@ class KillLoopTest
                         if (model.length(offset) != r[2] || model.crc(offset) != (int)r[3])
                         {
                             lost++;
-                            violations.add(where + ": offset " + offset + " differs: length " + r[2] + " crc " +
+                            violation(where + ": offset " + offset + " differs: length " + r[2] + " crc " +
                                 r[3] + ", acknowledged length " + model.length(offset) + " crc " + model.crc(offset));
                         }
                     }
@@ -234,7 +286,7 @@ class KillLoopTest
                 {
                     if (expect != end)
                     {
-                        violations.add(where + ": records reported up to " + expect + ", end is " + end);
+                        violation(where + ": records reported up to " + expect + ", end is " + end);
                     }
                     // MEMORY acknowledgements beyond the recovered end: the documented, bounded loss
                     final Model.Loss loss = model.lossFrom(end);
@@ -247,7 +299,7 @@ class KillLoopTest
                         final long bound = 4L * KillLoopChild.FLUSH_BYTES + KillLoopChild.SEGMENT_SIZE;
                         if (loss.bytes > bound)
                         {
-                            violations.add(where + ": MEMORY loss of " + loss.bytes + " bytes exceeds the flush bound " +
+                            violation(where + ": MEMORY loss of " + loss.bytes + " bytes exceeds the flush bound " +
                                 bound);
                         }
                     }
@@ -289,7 +341,7 @@ class KillLoopTest
                 {
                     final long missing = model.countKnown(end, mustHave);
                     lost += missing;
-                    violations.add(where + ": end " + end + " < " + mustHave + ": " + missing + " lost");
+                    violation(where + ": end " + end + " < " + mustHave + ": " + missing + " lost");
                 }
                 long next = 0;
                 while (next < end)
@@ -298,7 +350,7 @@ class KillLoopTest
                     {
                         if (batch.isEmpty())
                         {
-                            violations.add(where + ": nothing readable at " + next + " before end " + end);
+                            violation(where + ": nothing readable at " + next + " before end " + end);
                             break;
                         }
                         for (final Record r : batch)
@@ -306,17 +358,17 @@ class KillLoopTest
                             final byte[] payload = r.payloadBytes();
                             if (r.offset() != next)
                             {
-                                violations.add(where + ": offset " + r.offset() + " where " + next + " expected");
+                                violation(where + ": offset " + r.offset() + " where " + next + " expected");
                             }
                             if (!KillLoopChild.selfCheck(payload))
                             {
-                                violations.add(where + ": offset " + r.offset() + " fails the self-check");
+                                violation(where + ": offset " + r.offset() + " fails the self-check");
                             }
                             if (model.known(r.offset()) && (model.length(r.offset()) != payload.length ||
                                 model.crc(r.offset()) != KillLoopChild.crc(payload)))
                             {
                                 lost++;
-                                violations.add(where + ": offset " + r.offset() + " differs from its acknowledgement");
+                                violation(where + ": offset " + r.offset() + " differs from its acknowledgement");
                             }
                             next = r.nextOffset();
                         }
@@ -327,7 +379,7 @@ class KillLoopTest
             }
             catch (final RuntimeException e)
             {
-                violations.add(where + ": " + e);
+                violation(where + ": " + e);
             }
             if (violations.isEmpty())
             {
@@ -340,26 +392,26 @@ class KillLoopTest
             }
         }
 
+        private void violation(final String v)
+        {
+            violations.add(v);
+            System.out.println("KillLoopTest violation (seed " + seed + ", lane " + lane + "): " + v);
+        }
+
         void printReport()
         {
             final double seconds = (System.nanoTime() - started) / 1e9;
             openMillis.sort(null);
             final long p50 = openMillis.isEmpty() ? -1 : openMillis.get(openMillis.size() / 2);
             final long p99 = openMillis.isEmpty() ? -1 : openMillis.get(openMillis.size() * 99 / 100);
-            System.out.printf("KillLoopTest seed=%d cycles=%d time=%.1fs acks=%d recordsVerified=%d " +
-                "recoveryKills=%d (before open finished: %d) openMs p50=%d p99=%d max=%d%n", seed, cycles, seconds,
+            System.out.printf("KillLoopTest lane=%d seed=%d cycles=%d time=%.1fs acks=%d recordsVerified=%d " +
+                "recoveryKills=%d (before open finished: %d) openMs p50=%d p99=%d max=%d%n", lane, seed, cycles, seconds,
                 totalAcks, recordsVerified, recoveryKills, killedBeforeOpen, p50, p99, maxOpenMillis);
-            System.out.printf("KillLoopTest MEMORY loss: runs with loss=%d, max records=%d, max bytes=%d " +
+            System.out.printf("KillLoopTest lane=" + lane + " MEMORY loss: runs with loss=%d, max records=%d, max bytes=%d " +
                 "(bound 4*flushBytes+segment=%d), max age at kill=%.1f ms (flushInterval=%d ms)%n",
                 memoryRunsWithLoss, maxMemoryLostRecords, maxMemoryLostBytes,
                 4L * KillLoopChild.FLUSH_BYTES + KillLoopChild.SEGMENT_SIZE, maxMemoryLostAgeMs,
                 KillLoopChild.FLUSH_INTERVAL.toMillis());
-            for (final String v : violations.subList(0, Math.min(20, violations.size())))
-            {
-                System.out.println("KillLoopTest violation: " + v);
-            }
-            System.out.printf("FAULT-SUMMARY category=kill cases=%d acked_checked=%d lost=%d detected=%d/%d%n",
-                cycles, ackedChecked, lost, recoveriesChecked, cycles);
         }
     }
 
