@@ -27,6 +27,7 @@ import io.directlog.storage.StoreConfig;
  * S                                        before the store is opened
  * O start end openMillis                   the store is open (recovery done)
  * R offset count length crc32c selfCheck   one per recovered record at or above verifyFrom
+ * Z ok | Z bad why                        I5: the newest segment is zero after its last record, which is end - 1
  * V                                        every recovered record was reported; appends start now
  * A offset length seed crc32c mode ackNanos one per acknowledged append (ackNanos: System.nanoTime, which is
  *                                          CLOCK_MONOTONIC and so comparable across processes on Linux)
@@ -44,6 +45,8 @@ public final class KillLoopChild
     static final int FLUSH_BYTES = 256 << 10;
     static final Duration FLUSH_INTERVAL = Duration.ofMillis(20);
     static final String LOG_NAME = "kill";
+    /** Set by {@link KillLoopLauncher}'s CDS training run: append briefly, then exit cleanly. */
+    static final String TRAIN_PROP_NAME = "directlog.kill.train";
     private static final int MAX_PAYLOAD = SEGMENT_SIZE - 4096 - 32;
 
     private KillLoopChild()
@@ -97,6 +100,7 @@ public final class KillLoopChild
         final LogStore store = LogStore.open(config(dir, fixed == null ? Durability.DSYNC : fixed));
         final Log log = store.log(LOG_NAME);
         emit(out, "O " + log.startOffset() + " " + log.endOffset() + " " + (System.nanoTime() - t0) / 1_000_000);
+        emit(out, cleanTail(dir.resolve(LOG_NAME), log.endOffset()));
         report(out, log, Math.max(verifyFrom, log.startOffset()));
         emit(out, "V");
         final Semaphore bytesInFlight = new Semaphore(32 << 10); // KiB units: bounds the heap at saturation
@@ -106,6 +110,15 @@ public final class KillLoopChild
             final Thread t = new Thread(() -> produce(out, log, rng, fixed, bytesInFlight), "producer-" + p);
             t.setDaemon(true);
             t.start();
+        }
+        if (Boolean.getBoolean(TRAIN_PROP_NAME))
+        {
+            Thread.sleep(500);
+            synchronized (out)
+            {
+                out.flush();
+            }
+            Runtime.getRuntime().halt(0); // producers are mid-append; the archive is written at VM exit anyway
         }
         Thread.sleep(60_000); // the parent kills long before this; a forgotten child exits on its own
         store.close();
@@ -118,6 +131,49 @@ public final class KillLoopChild
         {
             out.println(line);
         }
+    }
+
+    /**
+     * I5, checked on the files before anything new is appended: the newest segment with a header holds records
+     * ending at the recovered end, and every byte after them is zero.
+     *
+     * @return "Z ok", or "Z bad ..." saying what is wrong.
+     */
+    private static String cleanTail(final Path logDir, final long end) throws java.io.IOException
+    {
+        Path last = null;
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(logDir))
+        {
+            for (final Path f : (Iterable<Path>)files.sorted()::iterator)
+            {
+                final String name = f.getFileName().toString();
+                if (name.endsWith(".log") && !LogSurgery.zeroFrom(f, 0, 64))
+                {
+                    last = f;
+                }
+            }
+        }
+        if (last == null)
+        {
+            return end == 0 ? "Z ok" : "Z bad no segment with a header, end " + end;
+        }
+        final byte[] bytes = LogSurgery.read(last);
+        final java.util.List<LogSurgery.Found> found = LogSurgery.records(bytes);
+        final int tail = found.isEmpty() ? LogSurgery.HEADER :
+            found.get(found.size() - 1).position() + found.get(found.size() - 1).aligned();
+        for (int i = tail; i < bytes.length; i++)
+        {
+            if (bytes[i] != 0)
+            {
+                return "Z bad " + last.getFileName() + ": non-zero byte at " + i + " after the records ending at " + tail;
+            }
+        }
+        if (!found.isEmpty() && found.get(found.size() - 1).offset() + 1 != end)
+        {
+            return "Z bad " + last.getFileName() + ": last record offset " + found.get(found.size() - 1).offset() +
+                ", recovered end " + end;
+        }
+        return "Z ok";
     }
 
     private static void report(final PrintStream out, final Log log, final long from)

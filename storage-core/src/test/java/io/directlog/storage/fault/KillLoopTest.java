@@ -69,6 +69,12 @@ class KillLoopTest
         // JVM start and the open's fdatasyncs, which overlap well even on 2 cores
         final int lanes = Integer.getInteger("directlog.kill.lanes", 2);
         final KillLoop[] loops = new KillLoop[lanes];
+        final Path work = Path.of(System.getProperty("directlog.test.dir", "target/test-data"), "kill-loop");
+        java.nio.file.Files.createDirectories(work);
+        final long tp = System.nanoTime();
+        final KillLoopLauncher launcher = KillLoopLauncher.prepare(work);
+        System.out.printf("KillLoopTest: child launcher ready in %.1fs, CDS archive: %s%n",
+            (System.nanoTime() - tp) / 1e9, launcher.hasArchive());
         final ExecutorService pool = Executors.newFixedThreadPool(lanes);
         final List<Future<?>> runs = new ArrayList<>();
         final long t0 = System.nanoTime();
@@ -79,7 +85,7 @@ class KillLoopTest
             final int n = cycles / lanes + (i < cycles % lanes ? 1 : 0);
             runs.add(pool.submit(() ->
             {
-                loop.run(n);
+                loop.run(n, launcher);
                 return null;
             }));
         }
@@ -167,7 +173,7 @@ class KillLoopTest
             this.rng = new SplittableRandom(seed + 0x9E3779B97F4A7C15L * lane);
         }
 
-        void run(final int n) throws Exception
+        void run(final int n, final KillLoopLauncher launcher) throws Exception
         {
             started = System.nanoTime();
             final Path base = Path.of(System.getProperty("directlog.test.dir", "target/test-data"), "kill-loop");
@@ -193,7 +199,7 @@ class KillLoopTest
                     Math.max(0, verifiedEnd - 64));
                 final long killAfterMs = duringRecovery ? rng.nextLong(lastOpenMs + 1) : 0;
                 final long appendMs = 20 + rng.nextLong(230);
-                cycle.execute(dir, duringRecovery, killAfterMs, appendMs);
+                cycle.execute(launcher, dir, duringRecovery, killAfterMs, appendMs);
                 if (cycle.openMs >= 0)
                 {
                     lastOpenMs = cycle.openMs;
@@ -440,28 +446,11 @@ class KillLoopTest
             this.verifyFrom = verifyFrom;
         }
 
-        void execute(final Path dir, final boolean duringRecovery, final long killAfterMs, final long appendMs)
+        void execute(final KillLoopLauncher launcher, final Path dir, final boolean duringRecovery, final long killAfterMs, final long appendMs)
             throws Exception
         {
-            final List<String> command = new ArrayList<>();
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.add("--add-opens");
-            command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
-            command.add("--add-opens");
-            command.add("java.base/java.nio=ALL-UNNAMED");
-            command.add("--enable-native-access=ALL-UNNAMED");
-            command.add("-Xmx256m");
-            command.add("-XX:MaxDirectMemorySize=256m");
-            command.add("-XX:+UseSerialGC");
-            command.add("-XX:TieredStopAtLevel=1");
-            command.add("-cp");
-            command.add(System.getProperty("java.class.path"));
-            command.add(KillLoopChild.class.getName());
-            command.add(dir.toString());
-            command.add(Long.toString(seed));
-            command.add(mode);
-            command.add(Integer.toString(producers));
-            command.add(Long.toString(verifyFrom));
+            final List<String> command = launcher.command(dir.toString(), Long.toString(seed), mode,
+                Integer.toString(producers), Long.toString(verifyFrom));
             final File err = dir.resolveSibling(dir.getFileName() + ".stderr").toFile();
             final Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(err)).start();
             final Object lock = new Object();
@@ -562,6 +551,13 @@ class KillLoopTest
                     }
                 }
                 case "F" -> failure = "child reported: " + line;
+                case "Z" ->
+                {
+                    if (line.startsWith("Z bad"))
+                    {
+                        failure = "I5 after recovery: " + line;
+                    }
+                }
                 default ->
                 {
                     // a line cut by the kill

@@ -121,6 +121,28 @@ final class LogSurgery
         return found;
     }
 
+    /** @return true when bytes {@code [from, to)} of the file (or as many as it has) are zero. */
+    static boolean zeroFrom(final Path file, final int from, final int to)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(to - from);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ))
+        {
+            ch.read(b, from);
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException(e);
+        }
+        for (int i = 0; i < b.position(); i++)
+        {
+            if (b.get(i) != 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** @return true when every byte from {@code from} to the file's end is zero. */
     static boolean zeroFrom(final Path file, final int from)
     {
