@@ -433,7 +433,7 @@ final class ApiModelRun
     {
         final long visible = log.visibleEndOffset();
         final int kind = random.nextInt(100);
-        final int maxBytes = 1 + random.nextInt(random.nextBoolean() ? 300 : 200_000);
+        final int maxBytes = 1 + random.nextInt(random.nextInt(10) == 0 ? 64 << 10 : 512);
         if (kind < 85 && visible > 0)
         {
             final long offset = random.nextLong(visible);
@@ -444,7 +444,6 @@ final class ApiModelRun
             }
             return;
         }
-        injected++;
         if (kind < 90)
         {
             try (RecordBatch batch = log.read(visible, maxBytes))
@@ -481,6 +480,7 @@ final class ApiModelRun
                 // expected
             }
         }
+        injected++; // an offset at or past the end, or negative: its documented outcome
         detected++;
     }
 
@@ -526,7 +526,7 @@ final class ApiModelRun
             reader.seek(readerExpected);
         }
         final long visible = log.visibleEndOffset();
-        try (RecordBatch batch = reader.poll(1 + random.nextInt(64 << 10)))
+        try (RecordBatch batch = reader.poll(1 + random.nextInt(random.nextInt(20) == 0 ? 64 << 10 : 4096)))
         {
             if (batch.isEmpty())
             {
@@ -570,7 +570,6 @@ final class ApiModelRun
 
     private void invalidInput()
     {
-        injected++;
         final int max = RecordDescriptor.maxPayloadLength(SEGMENT);
         final long end = log.endOffset();
         switch (random.nextInt(6))
@@ -584,6 +583,7 @@ final class ApiModelRun
             default -> expect(NullPointerException.class, () -> log.append(new byte[1], null));
         }
         check(log.endOffset() == end || log.endOffset() <= nextOffset, "a rejected input took an offset");
+        injected++;
         detected++;
     }
 
@@ -676,7 +676,8 @@ final class ApiModelRun
         }
         catch (final LogClosedException e)
         {
-            // the documented outcome once the close began
+            injected++; // an operation racing close(): the documented outcome
+            detected++;
         }
     }
 
@@ -725,7 +726,6 @@ final class ApiModelRun
     private void verifyAfterClose()
     {
         reopens++;
-        injected++;
         try (LogStore check = LogStore.open(config(dir)))
         {
             final Log reopened = check.log("m");
@@ -745,6 +745,7 @@ final class ApiModelRun
                 }
             }
         }
+        injected++; // a close (clean or raced): every acknowledged append is back
         detected++;
     }
 

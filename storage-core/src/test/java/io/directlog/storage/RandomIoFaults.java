@@ -126,10 +126,10 @@ final class RandomIoFaults
         final int fatalKind = r.nextInt(5);
         switch (fatalKind)
         {
-            case 0 -> rules.add(io.failOneIn(Op.WRITE, 10 + r.nextInt(150), errnos[r.nextInt(3)], segments));
-            case 1 -> rules.add(io.failOneIn(Op.DATASYNC, 2 + r.nextInt(8), r.nextBoolean() ? Errno.EIO : Errno.EROFS,
+            case 0 -> rules.add(io.failOneIn(Op.WRITE, 5 + r.nextInt(60), errnos[r.nextInt(3)], segments));
+            case 1 -> rules.add(io.failOneIn(Op.DATASYNC, 1 + r.nextInt(4), r.nextBoolean() ? Errno.EIO : Errno.EROFS,
                 segments));
-            case 2 -> rules.add(io.shortWrite(1 + r.nextInt(120), false, segments));
+            case 2 -> rules.add(io.shortWrite(1 + r.nextInt(60), false, segments));
             case 3 -> rules.add(io.fsyncgate(1 + r.nextInt(6), segments));
             default ->
             {
