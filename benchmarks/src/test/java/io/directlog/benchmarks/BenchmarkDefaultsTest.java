@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.directlog.benchmarks.peers.ChronicleQueueBenchmark;
+import io.directlog.benchmarks.peers.ChronicleReadBenchmark;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,9 +33,12 @@ class BenchmarkDefaultsTest
     @Test
     void chronicleForkCarriesTheBaseFlagsAndChronicleFlags() throws IOException
     {
-        final List<String> fork = forkArgs(ChronicleQueueBenchmark.class);
-        assertTrue(fork.containsAll(forkArgs(AbstractBenchmarkBase.class)), fork.toString());
-        assertTrue(fork.containsAll(pomProperty(Path.of("pom.xml"), "chronicle.jvm.flags")), fork.toString());
+        for (final Class<?> suite : List.of(ChronicleQueueBenchmark.class, ChronicleReadBenchmark.class))
+        {
+            final List<String> fork = forkArgs(suite);
+            assertTrue(fork.containsAll(forkArgs(AbstractBenchmarkBase.class)), suite + " " + fork);
+            assertTrue(fork.containsAll(pomProperty(Path.of("pom.xml"), "chronicle.jvm.flags")), suite + " " + fork);
+        }
     }
 
     private static List<String> forkArgs(final Class<?> type)

@@ -142,6 +142,9 @@ public interface Log extends AutoCloseable
     /** @return the durability this log actually provides when asked for DIRECT (after device and filesystem checks). */
     Durability effectiveDurability(Durability requested);
 
+    /** @return what opening this log found: clean shutdown or not, bytes scanned, where it was cut, records dropped. */
+    RecoveryReport recoveryReport();
+
     /** @return a snapshot of this log's counters. */
     LogStats stats();
 

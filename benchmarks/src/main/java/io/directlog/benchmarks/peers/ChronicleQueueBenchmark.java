@@ -76,8 +76,17 @@ public class ChronicleQueueBenchmark extends AbstractBenchmarkBase
         System.setProperty("chronicle.analytics.disable", "true");
         System.setProperty("chronicle.disk.monitor.disable", "true");
         dir = BenchDirs.create("chronicle");
-        queue = SingleChronicleQueueBuilder.single(dir.toString()).syncMode(sync ? SyncMode.SYNC : SyncMode.NONE)
-            .build();
+        try
+        {
+            queue = SingleChronicleQueueBuilder.single(dir.toString()).syncMode(sync ? SyncMode.SYNC : SyncMode.NONE)
+                .build();
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            // Without its --add-opens flags Chronicle fails here; JMH does not run the tear-down of a failed setup.
+            BenchDirs.delete(dir);
+            throw ex;
+        }
     }
 
     /** Closes and deletes the queue. */

@@ -1,6 +1,5 @@
 package io.directlog.benchmarks.raw;
 
-import com.sun.nio.file.ExtendedOpenOption;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -14,10 +13,16 @@ import java.util.Set;
  * Direct I/O through the JDK: {@code FileChannel} opened with {@code ExtendedOpenOption.DIRECT} (O_DIRECT) and
  * {@code StandardOpenOption.DSYNC} (O_DSYNC), writing from an aligned slice of a direct buffer.
  * <p>
+ * Design note: {@code ExtendedOpenOption} is looked up reflectively. It lives in {@code jdk.unsupported}, and
+ * from JDK 21 on javac warns about every use of it ("internal proprietary API") with a warning no
+ * {@code @SuppressWarnings} can silence, which {@code -Werror} turns into a failed build.
+ * <p>
  * Thread-safe for positional I/O (a {@link FileChannel} is).
  */
 final class JdkRawFile implements RawFile
 {
+    private static final OpenOption DIRECT = directOption();
+
     private final FileChannel channel;
 
     JdkRawFile(final Path path, final boolean dsync) throws IOException
@@ -26,12 +31,25 @@ final class JdkRawFile implements RawFile
         options.add(StandardOpenOption.CREATE);
         options.add(StandardOpenOption.READ);
         options.add(StandardOpenOption.WRITE);
-        options.add(ExtendedOpenOption.DIRECT);
+        options.add(DIRECT);
         if (dsync)
         {
             options.add(StandardOpenOption.DSYNC);
         }
         channel = FileChannel.open(path, options);
+    }
+
+    private static OpenOption directOption()
+    {
+        try
+        {
+            return (OpenOption)Class.forName("com.sun.nio.file.ExtendedOpenOption").getField("DIRECT").get(null);
+        }
+        catch (final ReflectiveOperationException | LinkageError ex)
+        {
+            throw new ExceptionInInitializerError("O_DIRECT through the JDK needs " +
+                "com.sun.nio.file.ExtendedOpenOption.DIRECT (module jdk.unsupported): " + ex);
+        }
     }
 
     @Override

@@ -20,6 +20,8 @@ import java.util.TreeMap;
  *   (see {@link #classify(JmhResult)}) as lines and the raw device as a dashed reference;</li>
  *   <li>{@code latency.svg}: p50 to p99.99 of one producer (SampleTime) for the engine, the raw device and
  *   RocksDB;</li>
+ *   <li>{@code read-latency.svg}: p50 to p99.99 of random point reads, the engine beside RocksDB and Chronicle
+ *   Queue;</li>
  *   <li>{@code results.md}: every result as a Markdown table (ops/s, MiB/s, percentiles, allocation).</li>
  * </ul>
  * Usage: {@code PlotMain <output dir> <results.json>...}; later files win where results repeat.
@@ -89,6 +91,11 @@ public final class PlotMain
         if (!latency.isEmpty())
         {
             written.add(writeFile(dir.resolve("latency.svg"), latency.toSvg()));
+        }
+        final LineChart reads = readLatencyChart(unique);
+        if (!reads.isEmpty())
+        {
+            written.add(writeFile(dir.resolve("read-latency.svg"), reads.toSvg()));
         }
         written.add(writeFile(dir.resolve("results.md"), ResultsTable.markdown(unique)));
         return written;
@@ -183,15 +190,58 @@ public final class PlotMain
             lines.put(label, values);
             reference.put(label, "RawOverwriteBenchmark".equals(r.suite()));
         }
+        final List<String> categories = percentileCategories();
+        final LineChart chart = new LineChart("Append latency, one producer, 100 B records (raw device: 4 KiB)",
+            "percentile", "microseconds (log scale)", categories);
+        lines.forEach((label, values) -> chart.series(label, reference.get(label), values));
+        return chart;
+    }
+
+    static LineChart readLatencyChart(final List<JmhResult> results)
+    {
+        final Map<String, double[]> lines = new TreeMap<>();
+        for (final JmhResult r : results)
+        {
+            if (!"sample".equals(r.mode()) || r.threads() != 1)
+            {
+                continue;
+            }
+            final String label;
+            switch (r.suite())
+            {
+                case "EngineRandomReadBenchmark":
+                    label = "DirectLog read(offset), " + r.param("residency");
+                    break;
+                case "RocksDbReadBenchmark":
+                    label = "RocksDB get, cached";
+                    break;
+                case "ChronicleReadBenchmark":
+                    label = "Chronicle moveToIndex + read, cached";
+                    break;
+                default:
+                    continue;
+            }
+            final double[] values = new double[PERCENTILES.length];
+            for (int i = 0; i < PERCENTILES.length; i++)
+            {
+                values[i] = r.percentileMicros(PERCENTILES[i]);
+            }
+            lines.put(label, values);
+        }
+        final LineChart chart = new LineChart("Random point reads of 1 KiB records, one thread", "percentile",
+            "microseconds (log scale)", percentileCategories());
+        lines.forEach((label, values) -> chart.series(label, false, values));
+        return chart;
+    }
+
+    private static List<String> percentileCategories()
+    {
         final List<String> categories = new ArrayList<>();
         for (final double p : PERCENTILES)
         {
             categories.add("p" + (p == Math.rint(p) ? String.valueOf((long)p) : String.valueOf(p)));
         }
-        final LineChart chart = new LineChart("Append latency, one producer, 100 B records (raw device: 4 KiB)",
-            "percentile", "microseconds (log scale)", categories);
-        lines.forEach((label, values) -> chart.series(label, reference.get(label), values));
-        return chart;
+        return categories;
     }
 
     private static String latencyLabel(final JmhResult r)

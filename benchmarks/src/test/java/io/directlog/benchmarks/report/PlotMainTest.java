@@ -55,6 +55,9 @@ class PlotMainTest
             "\"impl\":\"nativeio\",\"sync\":\"DSYNC\"", PERCENTILES));
         items.add(result("peers.RocksDbWalBenchmark.producers01", "sample", 1,
             "\"sync\":\"true\",\"recordSize\":\"00100\"", PERCENTILES));
+        items.add(result("peers.RocksDbReadBenchmark.pointRead", "sample", 1, "", PERCENTILES));
+        items.add(result("log.EngineRandomReadBenchmark.pointRead", "sample", 1, "\"residency\":\"cold\"",
+            PERCENTILES));
         return JmhResult.parse("[" + String.join(",", items) + "]");
     }
 
@@ -107,11 +110,19 @@ class PlotMainTest
     }
 
     @Test
+    void readLatencyPlotShowsTheEngineBesideThePeers() throws Exception
+    {
+        PlotMain.write(dir, sample());
+        assertEquals(List.of("DirectLog read(offset), cold", "RocksDB get, cached"),
+            series(xml(dir.resolve("read-latency.svg"))));
+    }
+
+    @Test
     void tableHasARowPerConfigurationWithDerivedBandwidthAndPercentiles() throws IOException
     {
         PlotMain.write(dir, sample());
         final List<String> rows = Files.readAllLines(dir.resolve("results.md"));
-        assertEquals(2 + 12, rows.size(), String.join("\n", rows));
+        assertEquals(2 + 14, rows.size(), String.join("\n", rows));
         assertTrue(rows.stream().anyMatch(r -> r.startsWith("| RawOverwriteBenchmark.producers01 | impl=nativeio, " +
             "sync=DSYNC | 1 | 10.0k ± 0% | 39 | 50.0 | 100 | 200 |")), String.join("\n", rows));
     }

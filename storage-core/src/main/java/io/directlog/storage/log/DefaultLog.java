@@ -4,10 +4,16 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -25,13 +31,16 @@ import io.directlog.storage.MemoryBudgetExceededException;
 import io.directlog.storage.OffsetOutOfRangeException;
 import io.directlog.storage.RecordBatch;
 import io.directlog.storage.RecordTooLargeException;
+import io.directlog.storage.RecoveryReport;
 import io.directlog.storage.StorageException;
 import io.directlog.storage.cache.CachePage;
+import io.directlog.storage.format.CheckpointDescriptor;
 import io.directlog.storage.format.Checksums;
 import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.format.SegmentHeaderDescriptor;
 import io.directlog.storage.io.BlockFile;
 import io.directlog.storage.io.FileMode;
+import io.directlog.storage.page.PageMemory;
 import io.directlog.storage.writer.WriterClient;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -47,7 +56,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 public final class DefaultLog implements Log, WriterClient, SegmentHost
 {
     private static final System.Logger LOG = System.getLogger(DefaultLog.class.getName());
-    private static final int ALIGN = 4096;
+    /** The syncer persists the active segment's index once it grew by this many entries (16 MiB of records). */
+    private static final int ACTIVE_INDEX_PERSIST_ENTRIES = 4096;
 
     private final String name;
     private final Path dir;
@@ -57,12 +67,19 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private final int maxPayload;
     private final ReadPath readPath;
     private final Set<DefaultLogReader> readers = ConcurrentHashMap.newKeySet();
-    private final ConcurrentLinkedQueue<PreparedSegment> prepared = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedDeque<PreparedSegment> prepared = new ConcurrentLinkedDeque<>();
+    private final ConcurrentLinkedQueue<Path> recycled = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Segment> rolledUnsynced = new ConcurrentLinkedQueue<>();
     private final AtomicLong nextPrepareSequence;
     private final Object visibilityMonitor = new Object();
     private final CompletableFuture<Void> closedFuture = new CompletableFuture<>();
     private final int slot;
+    private final int align;
+    private final Checkpoint checkpoint;
+    private final Object segmentsLock = new Object();
+    private final Object indexLock = new Object();
+    private volatile RecoveryReport recoveryReport;
+    private volatile Watermark watermark;
     private volatile LogConfig config;
     private volatile Segment[] segments;
     private volatile long startOffset;
@@ -85,6 +102,12 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private long nextOffset;
     private long lastTimestamp;
     private int unsyncedDirectFrom = -1;
+    private long epoch;
+    private int lastRecordPosition = -1;
+    private long lastRecordOffset = -1;
+    private final ArrayDeque<Segment> invisibleRolled = new ArrayDeque<>();
+    private long memoryAcks;
+    private long memoryAckBytes;
     private boolean rolledWithUnsyncedDirect;
     private long firstDirtyNanos;
     private int recordsSinceFlush;
@@ -92,17 +115,21 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private boolean failedAcksDrained;
 
     // counters: written by the writer, read racily by stats()
-    private long appends;
-    private long appendedBytes;
     private long flushes;
     private long flushedRecords;
     private long rolls;
     private long stalls;
     private long syncs;
 
+    // syncer-owned
+    private int persistedActiveEntries;
+    private long persistedActiveSequence = -1;
+
     DefaultLog(final String name, final Path dir, final LogContext context, final LogMeta meta,
-        final LogConfig config, final Segment[] segments, final long nextPrepareSequence)
+        final LogConfig config, final Segment[] segments, final long nextPrepareSequence, final Checkpoint checkpoint)
     {
+        this.align = Math.max(4096, context.io().alignment());
+        this.checkpoint = checkpoint;
         this.name = name;
         this.dir = dir;
         this.context = context;
@@ -135,18 +162,16 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     // ---------------------------------------------------------------- handing over recovered state
 
     void startWith(final Segment active, final CachePage activePage, final int position, final long offset,
-        final long timestamp, final long start, final Iterable<PreparedSegment> spare)
+        final long timestamp, final long start, final int lastRecordAt, final long lastRecordOffsetAt)
     {
-        for (final PreparedSegment p : spare)
-        {
-            prepared.add(p);
-        }
         startOffset = start;
         nextOffset = offset;
         endOffset = offset;
         visibleEndOffset = offset;
         lastTimestamp = timestamp;
         activeSegment = active;
+        lastRecordPosition = lastRecordAt;
+        lastRecordOffset = lastRecordOffsetAt;
         if (active != null)
         {
             page = activePage;
@@ -155,8 +180,48 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             writePosition = position;
             flushedPosition = position;
             active.publishEnd(position, offset);
+            watermark = new Watermark(0, active.sequence(), position, offset, lastRecordAt, lastRecordOffsetAt);
         }
+        else
+        {
+            watermark = new Watermark(0, -1, 0, offset, -1, -1);
+        }
+    }
+
+    /** Keeps the first {@code count} segments (the loader dropped the rest). */
+    void trimSegments(final int count)
+    {
+        if (count < segments.length)
+        {
+            segments = java.util.Arrays.copyOf(segments, count);
+        }
+    }
+
+    /** @return the end offset recovery found (before the log is handed out). */
+    long endOffsetAtOpen()
+    {
+        return nextOffset;
+    }
+
+    /**
+     * Finishes opening: records the report, queues the spare segments, makes the watermark durable as not clean
+     * (a crash from now on must be recovered), and registers with the preparer.
+     */
+    void recovered(final RecoveryReport report, final Iterable<PreparedSegment> spare) throws IOException
+    {
+        recoveryReport = report;
+        for (final PreparedSegment p : spare)
+        {
+            prepared.add(p);
+        }
+        checkpoint.write(watermark, 0);
         context.preparer().register(this);
+    }
+
+    @Override
+    public RecoveryReport recoveryReport()
+    {
+        return recoveryReport;
     }
 
     // ---------------------------------------------------------------- producer API
@@ -311,7 +376,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     @Override
     public LogStats stats()
     {
-        return new LogStats(appends, appendedBytes, flushes, flushedRecords, rolls, stalls, syncs,
+        return new LogStats(memoryAcks + acks.completed(), memoryAckBytes + acks.completedBytes(), flushes, flushedRecords, rolls, stalls, syncs,
             readPath.hits(), readPath.misses());
     }
 
@@ -386,12 +451,6 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         {
             throw new LogClosedException("log '" + name + "' is closed");
         }
-    }
-
-    @Override
-    public void truncateTo(final long offset)
-    {
-        throw new UnsupportedOperationException("truncateTo is not implemented yet (issue 5); log '" + name + "'");
     }
 
     Segment[] segments()
@@ -490,11 +549,11 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         buffer.putIntRelease(position + RecordDescriptor.LENGTH_OFFSET, recordLength); // release: record before length
         activeSegment.index().onRecord(offset, position, timestamp);
         lastTimestamp = timestamp;
+        lastRecordPosition = position;
+        lastRecordOffset = offset;
         nextOffset = offset + recordCount;
         writePosition = position + aligned;
         endOffset = nextOffset;
-        appends++;
-        appendedBytes += length;
         if (recordsSinceFlush++ == 0)
         {
             firstDirtyNanos = System.nanoTime();
@@ -507,11 +566,13 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         }
         if (effective == Durability.MEMORY && acks.isEmpty())
         {
+            memoryAcks++;
+            memoryAckBytes += length;
             callback.onComplete(offset, null);
         }
         else
         {
-            acks.add(callback, offset, effective);
+            acks.add(callback, offset, effective, length);
         }
         if (writePosition - alignDown(flushedPosition) >= config.flushBytes() * 4L && acks.durable() == 0)
         {
@@ -577,7 +638,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         final Segment segment = activeSegment;
         final boolean dsync = acks.dsync() > 0;
         int from = alignDown(flushedPosition);
-        final int to = alignUp(writePosition);
+        final int to = Math.min(segment.capacity(), alignUp(writePosition));
         try
         {
             if (dsync)
@@ -622,11 +683,50 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         recordsSinceFlush = 0;
         flushedPosition = writePosition;
         segment.maxTimestamp(lastTimestamp);
-        if (config.durability() != Durability.MEMORY)
+        final Watermark written = new Watermark(epoch, segment.sequence(), flushedPosition, nextOffset,
+            lastRecordPosition, lastRecordOffset);
+        watermark = written; // the syncer takes it before its fdatasync
+        final Durability visibility = config.durability();
+        if (visibility == Durability.DIRECT || (visibility == Durability.DSYNC && dsync))
         {
-            publishVisible(flushedPosition, nextOffset);
+            // DIRECT logs show what was written; DSYNC logs only what a DSYNC write made durable (it also
+            // rewrote or synced every earlier DIRECT write); MEMORY logs showed it at the copy
+            publishVisible(written);
         }
         acks.completeAll();
+    }
+
+    /** Makes records up to {@code w} visible: rolled segments it passes first, then the active one. Writer only. */
+    private void publishVisible(final Watermark w)
+    {
+        if (w.epoch() != epoch || w.offset() <= visibleEndOffset)
+        {
+            return;
+        }
+        Segment rolled;
+        while ((rolled = invisibleRolled.peekFirst()) != null)
+        {
+            if (rolled.sequence() < w.sequence())
+            {
+                rolled.publishEnd(rolled.sealedPosition(), rolled.sealedOffset());
+                invisibleRolled.pollFirst();
+            }
+            else
+            {
+                if (rolled.sequence() == w.sequence())
+                {
+                    rolled.publishEnd(w.position(), w.offset());
+                }
+                break;
+            }
+        }
+        final Segment active = activeSegment;
+        if (active != null && active.sequence() == w.sequence())
+        {
+            active.publishEnd(w.position(), w.offset()); // release: the segment's end before the log's
+        }
+        visibleEndOffset = w.offset();
+        signalWaiters();
     }
 
     private void publishVisible(final int position, final long offset)
@@ -663,13 +763,13 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
                 return failure;
             }
         }
-        PreparedSegment next = prepared.poll();
+        PreparedSegment next = prepared.pollFirst();
         if (next == null)
         {
             stalls++;
-            context.preparer().signal();
+            context.preparer().prioritise(this);
             final long deadline = System.nanoTime() + context.appendTimeout().toNanos();
-            while ((next = prepared.poll()) == null)
+            while ((next = prepared.pollFirst()) == null)
             {
                 final Throwable full = prepareFailure;
                 if (full != null)
@@ -691,7 +791,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         final CachePage newPage = context.cache().acquire(segment, meta.segmentSize(), true);
         if (newPage == null)
         {
-            prepared.add(next); // keep the file for later; order of prepared files does not matter
+            prepared.addFirst(next); // keep the file for later, first in line: files are taken in sequence order
             return new MemoryBudgetExceededException("log '" + name + "' cannot get a write page of " +
                 meta.segmentSize() + " bytes: memory budget " + context.cache().pool().budget() + " bytes, " +
                 context.cache().pool().usedBytes() + " in use by write pages and pinned or hot pages");
@@ -701,16 +801,32 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         SegmentHeaderDescriptor.write(newPage.buffer(), meta.logId(), nextOffset, next.sequence(),
             meta.segmentSize(), System.currentTimeMillis());
         final CachePage previousPage = page;
+        if (previous != null)
+        {
+            previous.seal(writePosition, nextOffset);
+            if (visibleEndOffset < nextOffset && config.durability() != Durability.MEMORY)
+            {
+                invisibleRolled.addLast(previous); // its end becomes visible once durable (publishVisible)
+            }
+            // queued for the syncer before the new segment becomes active: a syncer that sees the new active
+            // segment also finds the old one here (or already synced), so its watermark's segment is synced
+            rolledUnsynced.add(previous);
+        }
         page = newPage;
         pageBuffer = newPage.buffer();
         pageBytes = newPage.memory().byteBuffer();
         writePosition = SegmentHeaderDescriptor.LENGTH;
         flushedPosition = 0;
         recordsSinceFlush = 0;
-        final Segment[] current = segments;
-        final Segment[] grown = java.util.Arrays.copyOf(current, current.length + 1);
-        grown[current.length] = segment;
-        segments = grown; // publish the segment before any offset in it becomes visible
+        lastRecordPosition = -1;
+        lastRecordOffset = -1;
+        synchronized (segmentsLock)
+        {
+            final Segment[] current = segments;
+            final Segment[] grown = java.util.Arrays.copyOf(current, current.length + 1);
+            grown[current.length] = segment;
+            segments = grown; // publish the segment before any offset in it becomes visible
+        }
         activeSegment = segment;
         segment.publishEnd(SegmentHeaderDescriptor.LENGTH, nextOffset);
         if (previous != null)
@@ -720,7 +836,6 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             {
                 rolledWithUnsyncedDirect = true;
             }
-            rolledUnsynced.add(previous);
             rolls++;
         }
         unsyncedDirectFrom = -1;
@@ -764,27 +879,31 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     // ---------------------------------------------------------------- background (syncer, preparer)
 
     /**
-     * The background fdatasync: bounds what a volatile device cache holds and probes the filesystem's health
-     * (an O_DIRECT write into a written extent still succeeds after the journal aborted; only a sync tells).
-     * Runs on the syncer thread.
+     * The background fdatasync: bounds what a volatile device cache holds, probes the filesystem's health (an
+     * O_DIRECT write into a written extent still succeeds after the journal aborted; only a sync tells), then
+     * writes the durable watermark to the checkpoint, lets a DSYNC log's visibility catch up with what is now
+     * durable, persists indexes and applies retention. Runs on the syncer thread.
      *
      * @param nowNanos the time.
      */
     public void onSyncerTick(final long nowNanos)
     {
-        if (failure != null || nowNanos - lastSyncNanos < config.syncInterval().toNanos())
+        if (failure != null || closing || nowNanos - lastSyncNanos < config.syncInterval().toNanos())
         {
             return;
         }
         lastSyncNanos = nowNanos;
+        final Watermark w = watermark; // BEFORE the sync: everything it names is written, so synced below
+        final List<Segment> synced = new ArrayList<>();
         try
         {
+            final Segment active = activeSegment; // read before the rolled queue: see roll()
             Segment rolled;
             while ((rolled = rolledUnsynced.poll()) != null)
             {
                 syncRolled(rolled);
+                synced.add(rolled);
             }
-            final Segment active = activeSegment;
             if (active != null)
             {
                 synchronized (active)
@@ -797,11 +916,511 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
                 }
             }
             syncs++;
+            if (w != null && checkpoint.write(w, 0) && config.durability() == Durability.DSYNC &&
+                w.offset() > visibleEndOffset)
+            {
+                // DIRECT-only traffic in a DSYNC log: what the sync made durable may now be shown (best effort:
+                // a full queue just means the next tick tries again)
+                context.writer().offerCommand(slot, () -> publishVisible(w), Duration.ZERO);
+            }
         }
         catch (final IOException | RuntimeException e)
         {
             failStop("background fdatasync", e);
+            return;
         }
+        try
+        {
+            persistIndexes(synced, w);
+            Retention.apply(this, w, System.currentTimeMillis());
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            // derived data and housekeeping: the log stays writable, the next tick tries again
+            LOG.log(System.Logger.Level.WARNING, "log '" + name + "': index or retention work failed: " + e.getMessage());
+        }
+    }
+
+    /** Writes {@code <seq>.idx} for rolled segments just synced, and for the active one every 16 MiB or so. */
+    private void persistIndexes(final List<Segment> synced, final Watermark w) throws IOException
+    {
+        synchronized (indexLock)
+        {
+            for (final Segment s : synced)
+            {
+                final SegmentIndex index = s.index();
+                if (!s.isDeleted() && index != null && s.sealedPosition() >= 0 && !s.indexPersisted() &&
+                    w != null && w.epoch() == epochForSyncer())
+                {
+                    IndexFile.write(context.io(), dir, meta.logId(), s, index, s.sealedPosition(), s.sealedOffset(),
+                        s.maxTimestamp());
+                    s.indexPersisted(true);
+                }
+            }
+            final Segment active = activeSegment;
+            if (w == null || active == null || active.sequence() != w.sequence() || w.epoch() != epochForSyncer())
+            {
+                return;
+            }
+            final SegmentIndex index = active.index();
+            if (persistedActiveSequence != active.sequence())
+            {
+                persistedActiveSequence = active.sequence();
+                persistedActiveEntries = 0;
+            }
+            if (index != null && index.count() - persistedActiveEntries >= ACTIVE_INDEX_PERSIST_ENTRIES)
+            {
+                persistedActiveEntries = index.count();
+                IndexFile.write(context.io(), dir, meta.logId(), active, index, w.position(), w.offset(),
+                    active.maxTimestamp());
+            }
+        }
+    }
+
+    private volatile long syncerEpoch;
+
+    /** @return the truncation epoch as the syncer may see it (published by truncateTo under the index lock). */
+    private long epochForSyncer()
+    {
+        return syncerEpoch;
+    }
+
+    // ---------------------------------------------------------------- truncation
+
+    @Override
+    public void truncateTo(final long offset)
+    {
+        if (closing)
+        {
+            throw new LogClosedException("log '" + name + "' is closed");
+        }
+        final Throwable failed = failure;
+        if (failed != null)
+        {
+            throw (LogFailedException)failed;
+        }
+        if (offset < startOffset || offset > endOffset)
+        {
+            throw new OffsetOutOfRangeException(name, offset, startOffset, endOffset);
+        }
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final Runnable command = () ->
+        {
+            try
+            {
+                onTruncate(offset);
+                done.complete(null);
+            }
+            catch (final Throwable e)
+            {
+                done.completeExceptionally(e);
+            }
+        };
+        if (!context.writer().offerCommand(slot, command, context.appendTimeout()))
+        {
+            throw context.writer().timeoutException(context.appendTimeout(), name);
+        }
+        try
+        {
+            done.get();
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new StorageException("interrupted while truncating log '" + name + "' (it completes anyway)", e);
+        }
+        catch (final ExecutionException e)
+        {
+            final Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException re)
+            {
+                throw re;
+            }
+            throw new CompletionException(cause);
+        }
+    }
+
+    /**
+     * The writer side of {@link #truncateTo(long)}: flushes, makes everything written durable, writes a
+     * TRUNCATING checkpoint at the cut (so a crash part-way cuts there too, without calling the rest corruption),
+     * drops later segments (deleted or recycled, directory fsync'ed), zeroes the cut segment from the cut on disk
+     * (fdatasync), makes it the active segment again with a fresh write page (readers holding the old page keep
+     * it by their pins), and writes a plain checkpoint. Holds the index lock throughout: the syncer's index writes
+     * and retention never interleave with it.
+     */
+    private void onTruncate(final long offset) throws IOException
+    {
+        if (failure != null)
+        {
+            throw (LogFailedException)failure;
+        }
+        if (page != null)
+        {
+            flush();
+            if (failure != null)
+            {
+                throw (LogFailedException)failure;
+            }
+        }
+        synchronized (indexLock)
+        {
+            if (offset < startOffset || offset > nextOffset)
+            {
+                throw new OffsetOutOfRangeException(name, offset, startOffset, nextOffset);
+            }
+            if (offset == nextOffset)
+            {
+                return;
+            }
+            try
+            {
+                truncateLocked(offset);
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                if (!(e instanceof IllegalArgumentException))
+                {
+                    failStop("truncateTo(" + offset + ")", e);
+                }
+                throw e;
+            }
+        }
+    }
+
+    private void truncateLocked(final long offset) throws IOException
+    {
+        final Segment[] current = segments;
+        final Segment target = ReadPath.find(current, offset);
+        int ti = current.length - 1;
+        while (current[ti] != target)
+        {
+            ti--;
+        }
+        readPath.ensureIndex(target);
+        final Located at = locate(target, offset);
+        final Segment oldActive = activeSegment;
+        final int oldEnd = target == oldActive ? writePosition :
+            target.sealedPosition() >= 0 ? target.sealedPosition() : target.endPosition();
+        // 0. everything written so far durable, so the watermark below is true
+        Segment rolled;
+        while ((rolled = rolledUnsynced.poll()) != null)
+        {
+            syncRolled(rolled);
+        }
+        rolledWithUnsyncedDirect = false;
+        synchronized (oldActive)
+        {
+            if (oldActive.directFile() != null)
+            {
+                oldActive.directFile().datasync();
+            }
+        }
+        // 1. the intent, durable: a crash from here on ends the log at the cut
+        epoch++;
+        syncerEpoch = epoch;
+        final Watermark cut = new Watermark(epoch, target.sequence(), at.position(), offset, at.previousPosition(),
+            at.previousOffset());
+        checkpoint.write(cut, CheckpointDescriptor.FLAG_TRUNCATING);
+        for (int k = ti; k < current.length; k++)
+        {
+            IndexFile.delete(context.io(), dir, current[k].sequence());
+            current[k].indexPersisted(false);
+        }
+        // 2. readers first see the lower end, then the bytes change
+        endOffset = offset;
+        if (visibleEndOffset > offset)
+        {
+            visibleEndOffset = offset;
+        }
+        synchronized (segmentsLock)
+        {
+            segments = java.util.Arrays.copyOf(current, ti + 1);
+        }
+        invisibleRolled.clear();
+        final CachePage oldPage = page;
+        for (int k = ti + 1; k < current.length; k++)
+        {
+            final Segment s = current[k];
+            s.markDeleted();
+            synchronized (s)
+            {
+                s.closeFiles();
+            }
+            final CachePage p = s.page();
+            if (p != null)
+            {
+                s.page(null);
+                context.cache().discard(p);
+            }
+            giveBack(s.path());
+        }
+        if (ti + 1 < current.length)
+        {
+            context.io().syncDirectory(dir);
+        }
+        // 3. the cut segment becomes the active one, with a fresh write page holding the cut's block
+        final int size = target.capacity();
+        final int block = alignDown(at.position());
+        final int blockEnd = Math.min(size, alignUp(at.position()));
+        if (target != oldActive)
+        {
+            synchronized (target)
+            {
+                if (target.directFile() == null)
+                {
+                    target.writeFiles(context.io().open(target.path(), FileMode.DIRECT, false),
+                        context.io().open(target.path(), FileMode.DIRECT_DSYNC, false));
+                }
+            }
+            final CachePage readOnly = target.page();
+            if (readOnly != null)
+            {
+                target.page(null);
+                context.cache().discard(readOnly);
+            }
+        }
+        CachePage newPage = context.cache().acquire(target, size, true);
+        final CachePage writeTo;
+        if (newPage != null)
+        {
+            if (blockEnd > block)
+            {
+                target.directFile().read(newPage.memory().byteBuffer(), block, blockEnd - block, block);
+            }
+            newPage.validFrom(block);
+            writeTo = newPage;
+        }
+        else if (target == oldActive)
+        {
+            writeTo = oldPage; // no room for a second page: zero in place (open batches over the cut see zeros)
+            if (block < oldPage.validFrom())
+            {
+                target.directFile().read(oldPage.memory().byteBuffer(), block, blockEnd - block, block);
+                oldPage.validFrom(block);
+            }
+        }
+        else
+        {
+            throw new MemoryBudgetExceededException("log '" + name + "' cannot get a write page to truncate into " +
+                target.path().getFileName());
+        }
+        writeTo.buffer().setMemory(at.position(), Math.max(oldEnd, blockEnd) - at.position(), (byte)0);
+        final int zeroEnd = Math.min(size, alignUp(Math.max(oldEnd, blockEnd)));
+        target.directFile().write(writeTo.memory().byteBuffer(), block, zeroEnd - block, block);
+        target.directFile().datasync();
+        synchronized (target.loadLock())
+        {
+            if (target.index() != null)
+            {
+                target.index().truncateTo(at.position());
+            }
+        }
+        if (writeTo != oldPage)
+        {
+            target.page(writeTo);
+            if (oldPage != null)
+            {
+                if (target == oldActive)
+                {
+                    target.page(writeTo);
+                }
+                context.cache().discard(oldPage);
+            }
+        }
+        target.seal(-1, -1);
+        target.publishEnd(at.position(), offset);
+        // 4. the writer goes on from the cut
+        activeSegment = target;
+        page = writeTo;
+        pageBuffer = writeTo.buffer();
+        pageBytes = writeTo.memory().byteBuffer();
+        writePosition = at.position();
+        flushedPosition = at.position();
+        nextOffset = offset;
+        endOffset = offset;
+        lastRecordPosition = at.previousPosition();
+        lastRecordOffset = at.previousOffset();
+        unsyncedDirectFrom = -1;
+        recordsSinceFlush = 0;
+        watermark = cut;
+        visibleEndOffset = offset;
+        checkpoint.write(cut, 0);
+        signalWaiters();
+    }
+
+    /** Where a record starts, and the record before it in the same segment (-1 when unknown). */
+    private record Located(int position, int previousPosition, long previousOffset)
+    {
+    }
+
+    /** Finds the record that starts at {@code offset} in {@code segment}: from the write page, or from disk. */
+    private Located locate(final Segment segment, final long offset) throws IOException
+    {
+        final SegmentIndex index = segment.index();
+        int position = Math.max(SegmentHeaderDescriptor.LENGTH, index == null ? -1 : index.floorPosition(offset));
+        int previous = -1;
+        long previousOffset = -1;
+        final CachePage writePage = segment == activeSegment ? page : null;
+        final PageMemory scratch = PageMemory.allocate(2 * align, align);
+        int loaded = -1;
+        try
+        {
+            while (true)
+            {
+                final DirectBufferView header;
+                if (writePage != null && position >= writePage.validFrom())
+                {
+                    header = new DirectBufferView(writePage.buffer(), position);
+                }
+                else
+                {
+                    final int block = alignDown(position);
+                    if (block != loaded)
+                    {
+                        final int length = Math.min(2 * align, segment.capacity() - block);
+                        segment.readFile().read(scratch.byteBuffer(), 0, length, block);
+                        loaded = block;
+                    }
+                    header = new DirectBufferView(scratch.buffer(), position - block);
+                }
+                final int length = header.buffer.getInt(header.at + RecordDescriptor.LENGTH_OFFSET);
+                final long first = header.buffer.getLong(header.at + RecordDescriptor.OFFSET_OFFSET);
+                final int count = header.buffer.getInt(header.at + RecordDescriptor.COUNT_OFFSET);
+                if (length < RecordDescriptor.HEADER_LENGTH || first > offset)
+                {
+                    throw new StorageException("log '" + name + "': no record starts at offset " + offset + " in " +
+                        segment.path().getFileName() + " (stopped at position " + position + ")");
+                }
+                if (first == offset)
+                {
+                    return new Located(position, previous, previousOffset);
+                }
+                if (offset < first + count)
+                {
+                    throw new IllegalArgumentException("log '" + name + "': offset " + offset +
+                        " lies inside the batch [" + first + ", " + (first + count) + "); truncate to " + first +
+                        " or " + (first + count));
+                }
+                previous = position;
+                previousOffset = first;
+                position += RecordDescriptor.alignedLength(length);
+            }
+        }
+        finally
+        {
+            scratch.free();
+        }
+    }
+
+    /** A record header's place in some buffer. */
+    private record DirectBufferView(UnsafeBuffer buffer, int at)
+    {
+    }
+
+    /** A segment file the log no longer needs: back to the preparer (renamed, re-zeroed there) or deleted. */
+    void giveBack(final Path path) throws IOException
+    {
+        if (!closing && prepared.size() + recycled.size() < config.preparedSegments())
+        {
+            final Path to = SegmentFiles.recycled(dir, System.nanoTime() + "-" + recycleCounter.getAndIncrement());
+            context.io().rename(path, to);
+            recycled.add(to);
+            context.preparer().signal();
+        }
+        else
+        {
+            context.io().delete(path);
+        }
+    }
+
+    private final AtomicLong recycleCounter = new AtomicLong();
+
+    /** @param path a file for the preparer to re-zero and reuse (opening found it, or retention gave it back). */
+    void offerRecycled(final Path path)
+    {
+        recycled.add(path);
+    }
+
+    /** @return a recycled file to prepare, or null. */
+    Path pollRecycled()
+    {
+        return recycled.poll();
+    }
+
+    // ---------------------------------------------------------------- retention (syncer thread)
+
+    /**
+     * Drops the oldest segments (retention), if they are still the first ones: out of the segment array, start
+     * offset moved, pages discarded (pins respected), files deleted or recycled, directory fsync'ed.
+     *
+     * @param victims the segments, oldest first.
+     * @throws IOException when a file cannot be deleted or the directory synced.
+     */
+    void dropOldest(final Segment[] victims) throws IOException
+    {
+        synchronized (indexLock)
+        {
+            synchronized (segmentsLock)
+            {
+                final Segment[] current = segments;
+                if (current.length <= victims.length)
+                {
+                    return;
+                }
+                for (int i = 0; i < victims.length; i++)
+                {
+                    if (current[i] != victims[i] || current[i] == activeSegment)
+                    {
+                        return; // a truncation or a roll changed the picture: next tick
+                    }
+                }
+                segments = java.util.Arrays.copyOfRange(current, victims.length, current.length);
+                startOffset = segments[0].baseOffset();
+            }
+            for (final Segment s : victims)
+            {
+                s.markDeleted();
+                synchronized (s)
+                {
+                    s.closeFiles();
+                }
+                final CachePage p = s.page();
+                if (p != null)
+                {
+                    s.page(null);
+                    context.cache().discard(p);
+                }
+                IndexFile.delete(context.io(), dir, s.sequence());
+                giveBack(s.path());
+            }
+            context.io().syncDirectory(dir);
+            retained += victims.length;
+        }
+    }
+
+    private volatile long retained;
+
+    /** @return segments dropped by retention so far. */
+    long retainedSegments()
+    {
+        return retained;
+    }
+
+    /**
+     * Builds or loads a segment's index (for retention by age, which needs its latest timestamp).
+     *
+     * @param segment a rolled segment.
+     * @throws IOException when it cannot be read.
+     */
+    void ensureIndex(final Segment segment) throws IOException
+    {
+        readPath.ensureIndex(segment);
+    }
+
+    /** @return the active segment (for retention). */
+    Segment activeSegment()
+    {
+        return activeSegment;
     }
 
     int preparedCount()
@@ -900,6 +1519,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
                 {
                     active.directFile().datasync();
                 }
+                recordCleanShutdown(active);
             }
         }
         catch (final IOException | RuntimeException e)
@@ -915,8 +1535,44 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         }
     }
 
+    /**
+     * After the final flush and fdatasync: persists the indexes the next open needs (rolled segments not yet
+     * persisted, and the active one), fsyncs the directory, and writes the clean checkpoint last.
+     */
+    private void recordCleanShutdown(final Segment active) throws IOException
+    {
+        synchronized (indexLock)
+        {
+            for (final Segment s : segments)
+            {
+                if (s != active && !s.isDeleted() && !s.indexPersisted() && s.index() != null &&
+                    s.sealedPosition() >= 0)
+                {
+                    IndexFile.write(context.io(), dir, meta.logId(), s, s.index(), s.sealedPosition(),
+                        s.sealedOffset(), s.maxTimestamp());
+                    s.indexPersisted(true);
+                }
+            }
+            final Watermark end;
+            if (active != null)
+            {
+                IndexFile.write(context.io(), dir, meta.logId(), active, active.index(), writePosition, nextOffset,
+                    lastTimestamp);
+                end = new Watermark(epoch, active.sequence(), writePosition, nextOffset, lastRecordPosition,
+                    lastRecordOffset);
+            }
+            else
+            {
+                end = new Watermark(epoch, -1, 0, nextOffset, -1, -1);
+            }
+            context.io().syncDirectory(dir);
+            checkpoint.write(end, CheckpointDescriptor.FLAG_CLEAN);
+        }
+    }
+
     private void closeFiles()
     {
+        checkpoint.close();
         PreparedSegment p;
         while ((p = prepared.poll()) != null)
         {
@@ -955,14 +1611,20 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         return closed;
     }
 
-    static int alignDown(final int position)
+    /** @return the direct-I/O block: 4096 or the BlockIo's larger alignment; flushes and reads align to it. */
+    int align()
     {
-        return position & -ALIGN;
+        return align;
     }
 
-    static int alignUp(final int position)
+    int alignDown(final int position)
     {
-        return (position + ALIGN - 1) & -ALIGN;
+        return position / align * align;
+    }
+
+    int alignUp(final int position)
+    {
+        return (position + align - 1) / align * align;
     }
 
     @Override

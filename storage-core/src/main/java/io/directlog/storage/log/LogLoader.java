@@ -12,6 +12,8 @@ import io.directlog.storage.CorruptLogException;
 import io.directlog.storage.LogConfig;
 import io.directlog.storage.MemoryBudgetExceededException;
 import io.directlog.storage.RecoveryMode;
+import io.directlog.storage.RecoveryReport;
+import io.directlog.storage.StorageException;
 import io.directlog.storage.cache.CachePage;
 import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.format.SegmentHeaderDescriptor;
@@ -22,12 +24,18 @@ import io.directlog.storage.page.PageMemory;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Opens a log directory: creates it, or reads its segment headers and recovers the tail of the last segment.
+ * Opens a log directory: creates it, or reads its segment headers, its checkpoint, and recovers its tail.
  * <p>
- * Recovery fdatasyncs the last segment before trusting what it reads (after a crash the device cache can hold
- * data that reads back but is not durable), scans its records checking length, log id, offset and CRC, cuts
- * at the first end or invalid record, refuses valid records after a bad one as corruption (unless the mode
- * says truncate), and re-zeroes everything after the cut before the first new acknowledgement.
+ * After a clean close (the checkpoint's clean flag, written last by close) it reads no segment data beyond
+ * headers: the active segment's persisted index ({@code <seq>.idx}) and the last partial block, which goes into
+ * the write page ({@link CachePage#validFrom()} marks where loaded bytes start).
+ * <p>
+ * After a crash it fdatasyncs each segment it will trust before reading it (the device cache can hold data that
+ * reads back but is not durable), then scans only from the durable watermark: it verifies the records from the
+ * persisted index's end (or the segment start) up to the watermark, which must be a record boundary with the
+ * checkpointed offset (damage there is below the watermark: corruption), then scans on and cuts at the first
+ * end or invalid record. What is done with damage depends on the {@link RecoveryMode}. Everything after the cut
+ * is re-zeroed and fdatasync'ed before anything new is acknowledged.
  * <p>
  * Not thread-safe; used once, on the opening thread.
  */
@@ -40,6 +48,14 @@ final class LogLoader
     private final LogContext context;
     private final LogConfig config;
     private final BlockIo io;
+    private final RecoveryMode mode;
+    private final int align;
+    private final List<Path> recycle = new ArrayList<>();
+    private long scannedBytes;
+    private long cutPosition = -1;
+    private long droppedEnd = -1;
+    private boolean tornTail;
+    private int recycleNames;
 
     LogLoader(final String name, final Path dir, final LogContext context, final LogConfig config)
     {
@@ -48,10 +64,13 @@ final class LogLoader
         this.context = context;
         this.config = config;
         this.io = context.io();
+        this.mode = context.recoveryMode();
+        this.align = Math.max(4096, io.alignment());
     }
 
     DefaultLog load() throws IOException
     {
+        final long started = System.nanoTime();
         io.createDirectories(dir);
         final LogMeta meta;
         if (Files.exists(dir.resolve(SegmentFiles.META_FILE)))
@@ -64,14 +83,19 @@ final class LogLoader
                 System.currentTimeMillis());
             meta.write(io, dir);
         }
+        if (meta.segmentSize() % align != 0)
+        {
+            throw new StorageException("log '" + name + "': segment size " + meta.segmentSize() +
+                " is not a multiple of the direct-I/O alignment " + align);
+        }
         final LogConfig effective = config.toBuilder().segmentSize(meta.segmentSize()).build();
         final TreeMap<Long, Path> files = new TreeMap<>();
         for (final Path file : io.list(dir))
         {
             final String fileName = file.getFileName().toString();
-            if (fileName.endsWith(SegmentFiles.PREPARING_SUFFIX) || fileName.endsWith(".tmp"))
+            if (fileName.endsWith(".tmp"))
             {
-                io.delete(file); // an unfinished preparation or meta write: never used, never acknowledged
+                io.delete(file); // an unfinished preparation, recycle, index or meta write: never relied on
                 continue;
             }
             final long sequence = SegmentFiles.sequenceOf(fileName);
@@ -80,10 +104,12 @@ final class LogLoader
                 files.put(sequence, file);
             }
         }
+        final int size = meta.segmentSize();
         final List<Segment> used = new ArrayList<>();
-        final List<Long> spareSequences = new ArrayList<>();
-        final PageMemory header = PageMemory.allocate(SegmentHeaderDescriptor.LENGTH,
-            Math.max(4096, io.alignment()));
+        final List<Long> blank = new ArrayList<>();
+        long badNewest = -1;
+        String badReason = null;
+        final PageMemory header = PageMemory.allocate(SegmentHeaderDescriptor.LENGTH, align);
         final DefaultLog[] holder = new DefaultLog[1];
         final SegmentHost host = new DeferredHost(holder);
         try
@@ -98,25 +124,23 @@ final class LogLoader
                 final UnsafeBuffer h = header.buffer();
                 if (SegmentHeaderDescriptor.isBlank(h))
                 {
-                    spareSequences.add(e.getKey());
+                    blank.add(e.getKey());
                     continue;
                 }
                 final String invalid = SegmentHeaderDescriptor.validate(h);
                 if (invalid != null || h.getLong(SegmentHeaderDescriptor.LOG_ID_OFFSET) != meta.logId())
                 {
-                    if (e.getKey().equals(files.lastKey()) && context.recoveryMode() != RecoveryMode.ABSOLUTE_CONSISTENCY)
+                    final String why = invalid != null ? invalid : "belongs to another log";
+                    if (e.getKey().equals(files.lastKey()))
                     {
-                        // the first write into the newest segment was torn: nothing in it was acknowledged
-                        LOG.log(System.Logger.Level.WARNING, "log '" + name + "': torn header in " +
-                            e.getValue().getFileName() + " (" + invalid + "), reusing it as a prepared segment");
-                        spareSequences.add(e.getKey());
+                        badNewest = e.getKey(); // decided below, once the checkpoint is known
+                        badReason = why;
                         continue;
                     }
-                    throw new CorruptLogException("log '" + name + "': segment " + e.getValue() + " position 0: " +
-                        (invalid != null ? invalid : "belongs to another log"));
+                    throw new CorruptLogException("log '" + name + "': segment " + e.getValue() + " position 0: " + why);
                 }
                 used.add(new Segment(host, e.getKey(), h.getLong(SegmentHeaderDescriptor.BASE_OFFSET_OFFSET),
-                    e.getValue(), meta.segmentSize()));
+                    e.getValue(), size));
             }
         }
         finally
@@ -132,32 +156,79 @@ final class LogLoader
                 throw new CorruptLogException("log '" + name + "': segment " + used.get(i + 1).path() +
                     " starts at offset " + nextBase + ", before its predecessor's " + s.baseOffset());
             }
-            s.publishEnd(meta.segmentSize(), nextBase);
+            s.publishEnd(size, nextBase);
+            s.seal(size, nextBase);
+        }
+        final Checkpoint checkpoint = Checkpoint.open(io, dir, meta.logId());
+        final Checkpoint.State state = checkpoint.state();
+        boolean clean = state != null && state.clean() && badNewest < 0;
+        if (badNewest >= 0)
+        {
+            checkBadNewest(files.get(badNewest), badNewest, badReason, state, used, size, meta);
         }
         final long nextSequence = files.isEmpty() ? 0 : files.lastKey() + 1;
-        final List<PreparedSegment> spares = new ArrayList<>();
-        for (final long sequence : spareSequences)
-        {
-            if (!used.isEmpty() && sequence < used.get(used.size() - 1).sequence())
-            {
-                io.delete(files.get(sequence)); // a blank file behind the head cannot be used in order
-                continue;
-            }
-            spares.add(reZeroSpare(sequence, files.get(sequence), meta.segmentSize()));
-        }
         final DefaultLog log = new DefaultLog(name, dir, context, meta, effective, used.toArray(new Segment[0]),
-            nextSequence);
+            nextSequence, checkpoint);
         holder[0] = log;
         try
         {
-            if (used.isEmpty())
+            Segment active = null;
+            if (!used.isEmpty())
             {
-                log.startWith(null, null, 0, 0, 0, 0, spares);
+                final Segment last = used.get(used.size() - 1);
+                clean = clean && state.sequence() == last.sequence() && openClean(log, last, state, used);
+                if (!clean)
+                {
+                    active = recoverCrash(log, used, state, meta);
+                }
             }
             else
             {
-                recoverTail(log, used.get(used.size() - 1), meta, used.get(0).baseOffset(), spares);
+                if (state != null && state.sequence() >= 0 && state.offset() > 0 &&
+                    mode != RecoveryMode.TRUNCATE_AT_CORRUPTION)
+                {
+                    throw new CorruptLogException("log '" + name + "': the checkpoint's watermark (segment " +
+                        state.sequence() + " position " + state.position() + " offset " + state.offset() +
+                        ") names no segment file: acknowledged records are missing");
+                }
+                clean = clean && state.sequence() < 0;
+                log.startWith(null, null, 0, 0, 0, 0, -1, -1);
             }
+            final long headSequence = active != null ? active.sequence() :
+                used.isEmpty() ? -1 : used.get(used.size() - 1).sequence();
+            final List<PreparedSegment> spares = new ArrayList<>();
+            for (final long sequence : blank)
+            {
+                final Path path = files.get(sequence);
+                if (sequence < headSequence)
+                {
+                    io.delete(path); // a blank file behind the head cannot be used in order
+                }
+                else if (clean && fileSize(path) == size)
+                {
+                    spares.add(open(sequence, path)); // a clean close: prepared files were never written
+                }
+                else
+                {
+                    recycle(path); // after a crash a taken-but-headerless file may hold bytes: re-zero first
+                }
+            }
+            if (badNewest >= 0)
+            {
+                recycle(files.get(badNewest));
+            }
+            if (!recycle.isEmpty())
+            {
+                io.syncDirectory(dir);
+            }
+            for (final Path p : recycle)
+            {
+                log.offerRecycled(p);
+            }
+            final long millis = (System.nanoTime() - started) / 1_000_000;
+            final long end = log.endOffsetAtOpen();
+            log.recovered(new RecoveryReport(mode, clean, scannedBytes, cutPosition, end,
+                droppedEnd > end ? droppedEnd - end : 0, tornTail, millis), spares);
         }
         catch (final IOException | RuntimeException e)
         {
@@ -167,73 +238,373 @@ final class LogLoader
         return log;
     }
 
-    private void recoverTail(final DefaultLog log, final Segment last, final LogMeta meta, final long start,
-        final List<PreparedSegment> spares) throws IOException
+    /** The newest file's header is invalid: a torn first write, unless something says records were there. */
+    private void checkBadNewest(final Path path, final long sequence, final String why, final Checkpoint.State state,
+        final List<Segment> used, final int size, final LogMeta meta) throws IOException
     {
-        final int size = meta.segmentSize();
-        final CachePage page = context.cache().acquire(last, size, true);
-        if (page == null)
+        final String where = "log '" + name + "': segment " + path + " position 0: invalid header (" + why + ")";
+        if (mode == RecoveryMode.ABSOLUTE_CONSISTENCY)
         {
-            throw new MemoryBudgetExceededException("log '" + name + "' cannot get a write page of " + size +
-                " bytes: memory budget " + context.cache().pool().budget() + " bytes, " +
-                context.cache().pool().usedBytes() + " in use");
+            throw new CorruptLogException(where + " (recovery mode ABSOLUTE_CONSISTENCY)");
         }
-        final BlockFile direct = io.open(last.path(), FileMode.DIRECT, false);
-        final BlockFile dsync = io.open(last.path(), FileMode.DIRECT_DSYNC, false);
-        direct.datasync(); // trust only what is durable
-        final int read = direct.read(page.memory().byteBuffer(), 0, size, 0);
-        if (read < size)
+        if (state != null && state.sequence() >= sequence && mode == RecoveryMode.TOLERATE_TORN_TAIL)
         {
-            page.buffer().setMemory(Math.max(0, read), size - Math.max(0, read), (byte)0);
+            throw new CorruptLogException(where + ", below the durable watermark (segment " + state.sequence() +
+                " position " + state.position() + "): corruption, not a torn first write");
         }
-        final SegmentIndex index = new SegmentIndex(size);
-        final RecordScanner scanner = new RecordScanner();
-        final int recordLogId = RecordDescriptor.recordLogId(meta.logId());
-        final RecordScanner.Stop stop = scanner.scan(page.buffer(), SegmentHeaderDescriptor.LENGTH, size,
-            last.baseOffset(), recordLogId, index);
-        final int cut = scanner.position();
-        if (stop == RecordScanner.Stop.INVALID)
+        final long lowest = used.isEmpty() ? 0 : used.get(used.size() - 1).baseOffset();
+        final PageMemory memory = PageMemory.allocate(size, align);
+        try (BlockFile f = io.open(path, FileMode.READ, false))
         {
-            final String where = "log '" + name + "': segment " + last.path() + " position " + cut + " offset " +
-                scanner.nextOffset() + ": " + scanner.reason();
-            if (context.recoveryMode() == RecoveryMode.ABSOLUTE_CONSISTENCY)
+            final int read = f.read(memory.byteBuffer(), 0, size, 0);
+            scannedBytes += read;
+            final long found = validRecordAfter(memory.buffer(), SegmentHeaderDescriptor.LENGTH - 8,
+                Math.max(0, read), lowest, RecordDescriptor.recordLogId(meta.logId()));
+            if (found >= 0)
             {
-                throw new CorruptLogException(where + " (recovery mode ABSOLUTE_CONSISTENCY)");
+                if (mode == RecoveryMode.TOLERATE_TORN_TAIL)
+                {
+                    throw new CorruptLogException(where + ", and valid records (up to offset " + found +
+                        ") follow it: corruption, not a torn first write");
+                }
+                droppedEnd = Math.max(droppedEnd, found);
             }
-            if (context.recoveryMode() == RecoveryMode.TOLERATE_TORN_TAIL &&
-                validRecordAfter(page.buffer(), cut, size, scanner.nextOffset(), recordLogId))
-            {
-                throw new CorruptLogException(where + ", and valid records follow it: corruption, not a torn tail");
-            }
-            LOG.log(System.Logger.Level.WARNING, where + ": cut the log there");
         }
-        if (stop == RecordScanner.Stop.END && context.recoveryMode() != RecoveryMode.TRUNCATE_AT_CORRUPTION &&
-            !RecordScanner.isZero(page.buffer(), cut, size) &&
-            validRecordAfter(page.buffer(), cut, size, scanner.nextOffset(), recordLogId))
+        finally
         {
-            // a zeroed block in the middle of acknowledged records is damage, not the end
-            throw new CorruptLogException("log '" + name + "': segment " + last.path() + " position " + cut +
-                " offset " + scanner.nextOffset() + ": an all-zero header with valid records after it");
+            memory.free();
         }
-        if (!RecordScanner.isZero(page.buffer(), cut, size))
-        {
-            // torn or stale bytes after the end: zero them in the page and on disk before anything is acknowledged
-            page.buffer().setMemory(cut, size - cut, (byte)0);
-            final int from = DefaultLog.alignDown(cut);
-            direct.write(page.memory().byteBuffer(), from, size - from, from);
-            direct.datasync();
-        }
-        last.index(index);
-        last.writeFiles(direct, dsync);
-        last.page(page);
-        last.maxTimestamp(scanner.lastTimestamp());
-        log.startWith(last, page, cut, scanner.nextOffset(), scanner.lastTimestamp(), start, spares);
+        LOG.log(System.Logger.Level.WARNING, where + ": reusing it as a prepared segment once re-zeroed");
     }
 
-    private static boolean validRecordAfter(final UnsafeBuffer buffer, final int from, final int size,
+    /** The fast path after a clean close: the checkpoint and the persisted index say where the end is. */
+    private boolean openClean(final DefaultLog log, final Segment last, final Checkpoint.State state,
+        final List<Segment> used) throws IOException
+    {
+        final IndexFile.Loaded loaded = IndexFile.read(io, dir, log.meta().logId(), last);
+        final int size = last.capacity();
+        if (loaded == null || loaded.endPosition() != state.position() || loaded.endOffset() != state.offset())
+        {
+            LOG.log(System.Logger.Level.WARNING, "log '" + name + "': closed cleanly but the index of " +
+                last.path().getFileName() + " is missing or does not match the checkpoint: scanning");
+            return false;
+        }
+        final int position = (int)state.position();
+        final int from = alignDown(position);
+        final int to = Math.min(size, alignUp(position));
+        final CachePage page = writePage(last);
+        final BlockFile direct = io.open(last.path(), FileMode.DIRECT, false);
+        final BlockFile dsync = io.open(last.path(), FileMode.DIRECT_DSYNC, false);
+        if (to > from)
+        {
+            final int n = direct.read(page.memory().byteBuffer(), from, to - from, from);
+            if (n < to - from || !RecordScanner.isZero(page.buffer(), position, to))
+            {
+                closeQuietly(direct);
+                closeQuietly(dsync);
+                context.cache().discard(page);
+                LOG.log(System.Logger.Level.WARNING, "log '" + name + "': closed cleanly but bytes follow the end in " +
+                    last.path().getFileName() + ": scanning");
+                return false;
+            }
+        }
+        page.validFrom(from);
+        last.index(loaded.index());
+        last.writeFiles(direct, dsync);
+        last.page(page);
+        last.maxTimestamp(loaded.maxTimestamp());
+        log.startWith(last, page, position, state.offset(), loaded.maxTimestamp(), used.get(0).baseOffset(),
+            (int)state.lastRecordPosition(), state.lastRecordOffset());
+        return true;
+    }
+
+    /**
+     * Crash recovery from the watermark. Returns the active segment.
+     */
+    private Segment recoverCrash(final DefaultLog log, final List<Segment> used, final Checkpoint.State state,
+        final LogMeta meta) throws IOException
+    {
+        final int recordLogId = RecordDescriptor.recordLogId(meta.logId());
+        int first = 0;
+        long wSequence = used.get(0).sequence();
+        int wPosition = SegmentHeaderDescriptor.LENGTH;
+        long wOffset = used.get(0).baseOffset();
+        long lastRecordPosition = -1;
+        long lastRecordOffset = -1;
+        boolean truncating = false;
+        if (state != null && state.sequence() >= 0)
+        {
+            int found = -1;
+            for (int i = 0; i < used.size(); i++)
+            {
+                if (used.get(i).sequence() == state.sequence())
+                {
+                    found = i;
+                }
+            }
+            if (found < 0 || state.position() < SegmentHeaderDescriptor.LENGTH || state.position() > meta.segmentSize())
+            {
+                final String where = "log '" + name + "': the checkpoint's watermark (segment " + state.sequence() +
+                    " position " + state.position() + " offset " + state.offset() + ") names no segment file";
+                if (mode != RecoveryMode.TRUNCATE_AT_CORRUPTION)
+                {
+                    throw new CorruptLogException(where);
+                }
+                LOG.log(System.Logger.Level.WARNING, where + ": scanning the whole log");
+            }
+            else
+            {
+                first = found;
+                wSequence = state.sequence();
+                wPosition = (int)state.position();
+                wOffset = state.offset();
+                lastRecordPosition = state.lastRecordPosition();
+                lastRecordOffset = state.lastRecordOffset();
+                truncating = state.truncating();
+            }
+        }
+        for (int i = first; i < used.size(); i++)
+        {
+            final Segment segment = used.get(i);
+            final boolean isLast = i == used.size() - 1;
+            final int size = segment.capacity();
+            final CachePage page = writePage(segment);
+            final BlockFile direct = io.open(segment.path(), FileMode.DIRECT, false);
+            boolean keep = false;
+            try
+            {
+                direct.datasync(); // trust only what is durable
+                SegmentIndex index = new SegmentIndex(size);
+                int from = SegmentHeaderDescriptor.LENGTH;
+                long expected = segment.baseOffset();
+                final boolean atWatermark = segment.sequence() == wSequence;
+                if (atWatermark)
+                {
+                    final IndexFile.Loaded loaded = IndexFile.read(io, dir, meta.logId(), segment);
+                    if (loaded != null && loaded.endPosition() <= wPosition && loaded.endOffset() <= wOffset)
+                    {
+                        index = loaded.index();
+                        from = loaded.endPosition();
+                        expected = loaded.endOffset();
+                    }
+                    if (lastRecordPosition >= SegmentHeaderDescriptor.LENGTH && lastRecordPosition < from)
+                    {
+                        from = (int)lastRecordPosition; // verify at least the record that ends at the watermark
+                        expected = lastRecordOffset;
+                    }
+                }
+                final int readFrom = alignDown(from);
+                final int n = Math.max(0, direct.read(page.memory().byteBuffer(), readFrom, size - readFrom, readFrom));
+                if (readFrom + n < size)
+                {
+                    page.buffer().setMemory(readFrom + n, size - readFrom - n, (byte)0);
+                }
+                scannedBytes += n;
+                page.validFrom(readFrom);
+                final UnsafeBuffer buffer = page.buffer();
+                final RecordScanner scanner = new RecordScanner();
+                int cut;
+                long cutOffset;
+                String damage = null;
+                boolean below = false;
+                if (atWatermark && from < wPosition)
+                {
+                    scanner.scan(buffer, from, wPosition, expected, recordLogId, index, 0, size);
+                    if (scanner.position() != wPosition || scanner.nextOffset() != wOffset)
+                    {
+                        below = true;
+                        damage = scanner.reason() != null ? scanner.reason() : "the records end at position " +
+                            scanner.position() + " offset " + scanner.nextOffset() + ", before the watermark (position " +
+                            wPosition + " offset " + wOffset + ")";
+                    }
+                    from = scanner.position();
+                    expected = scanner.nextOffset();
+                }
+                if (atWatermark && truncating && damage == null)
+                {
+                    cut = wPosition; // an interrupted truncateTo: the watermark is the end; what follows goes
+                    cutOffset = wOffset;
+                    droppedEnd = -1;
+                    cutPosition = cut;
+                    finishActive(log, used, i, segment, page, direct, index, cut, cutOffset, scanner, readFrom, true);
+                    keep = true;
+                    return segment;
+                }
+                if (damage == null)
+                {
+                    final RecordScanner.Stop stop = scanner.scan(buffer, from, size, expected, recordLogId, index, 0,
+                        size);
+                    cut = scanner.position();
+                    cutOffset = scanner.nextOffset();
+                    final boolean garbage = !RecordScanner.isZero(buffer, cut, size);
+                    if (stop == RecordScanner.Stop.INVALID || garbage)
+                    {
+                        damage = stop == RecordScanner.Stop.INVALID ? scanner.reason() :
+                            "an all-zero header with non-zero bytes after it";
+                    }
+                    else if (!isLast && cutOffset != used.get(i + 1).baseOffset())
+                    {
+                        damage = "the segment ends at offset " + cutOffset + " but the next one (" +
+                            used.get(i + 1).path().getFileName() + ") starts at " + used.get(i + 1).baseOffset();
+                    }
+                }
+                else
+                {
+                    cut = from;
+                    cutOffset = expected;
+                }
+                if (damage == null && !isLast)
+                {
+                    // a complete rolled segment beyond the watermark: keep its page as read cache
+                    segment.index(index);
+                    segment.maxTimestamp(scanner.lastTimestamp());
+                    segment.publishEnd(cut, cutOffset);
+                    segment.seal(cut, cutOffset);
+                    page.markReadOnly();
+                    segment.page(page);
+                    closeQuietly(direct);
+                    keep = true;
+                    continue;
+                }
+                if (damage != null)
+                {
+                    final String where = "log '" + name + "': segment " + segment.path() + " position " + cut +
+                        " offset " + cutOffset + ": " + damage;
+                    final long after = validRecordAfter(buffer, cut, size, cutOffset, recordLogId);
+                    final long later = isLast ? -1 : endOfDropped(used, i + 1, recordLogId);
+                    if (below)
+                    {
+                        if (mode != RecoveryMode.TRUNCATE_AT_CORRUPTION)
+                        {
+                            throw new CorruptLogException(where + " (below the durable watermark: corruption, not a " +
+                                "torn tail; recovery mode " + mode + ")");
+                        }
+                    }
+                    else if (mode == RecoveryMode.ABSOLUTE_CONSISTENCY)
+                    {
+                        throw new CorruptLogException(where + " (recovery mode ABSOLUTE_CONSISTENCY)");
+                    }
+                    else if (mode == RecoveryMode.TOLERATE_TORN_TAIL && (after >= 0 || later >= 0))
+                    {
+                        throw new CorruptLogException(where + ", and valid records follow it (up to offset " +
+                            Math.max(after, later) + "): corruption, not a torn tail");
+                    }
+                    if (mode == RecoveryMode.TRUNCATE_AT_CORRUPTION)
+                    {
+                        droppedEnd = Math.max(droppedEnd, Math.max(after, later));
+                        LOG.log(System.Logger.Level.WARNING, where + ": cut the log there (TRUNCATE_AT_CORRUPTION)");
+                    }
+                    else
+                    {
+                        tornTail = true;
+                        LOG.log(System.Logger.Level.WARNING, where + ": torn tail beyond the durable watermark, cut");
+                    }
+                    cutPosition = cut;
+                }
+                finishActive(log, used, i, segment, page, direct, index, cut, cutOffset, scanner, readFrom,
+                    damage != null);
+                keep = true;
+                return segment;
+            }
+            finally
+            {
+                if (!keep)
+                {
+                    closeQuietly(direct);
+                    context.cache().discard(page);
+                }
+            }
+        }
+        throw new IllegalStateException("unreachable: the last segment ends the loop");
+    }
+
+    /** Makes {@code used[i]} the active segment with its end at {@code cut}; drops the segments after it. */
+    private void finishActive(final DefaultLog log, final List<Segment> used, final int i, final Segment segment,
+        final CachePage page, final BlockFile direct, final SegmentIndex index, final int cut, final long cutOffset,
+        final RecordScanner scanner, final int readFrom, final boolean cutHere) throws IOException
+    {
+        final int size = segment.capacity();
+        final UnsafeBuffer buffer = page.buffer();
+        if (!RecordScanner.isZero(buffer, cut, size))
+        {
+            // torn or stale bytes after the end: zero them in the page and on disk before anything is acknowledged
+            buffer.setMemory(cut, size - cut, (byte)0);
+            final int zeroFrom = alignDown(cut);
+            direct.write(page.memory().byteBuffer(), zeroFrom, size - zeroFrom, zeroFrom);
+            direct.datasync();
+        }
+        if (cutHere)
+        {
+            IndexFile.delete(io, dir, segment.sequence());
+        }
+        boolean dropped = false;
+        for (int k = used.size() - 1; k > i; k--)
+        {
+            final Segment later = used.remove(k);
+            IndexFile.delete(io, dir, later.sequence());
+            recycle(later.path());
+            dropped = true;
+        }
+        if (dropped)
+        {
+            io.syncDirectory(dir);
+        }
+        final BlockFile dsync = io.open(segment.path(), FileMode.DIRECT_DSYNC, false);
+        index.truncateTo(cut);
+        segment.index(index);
+        segment.writeFiles(direct, dsync);
+        segment.page(page);
+        final long timestamp = scanner.records() > 0 ? scanner.lastTimestamp() : segment.maxTimestamp();
+        segment.maxTimestamp(timestamp);
+        page.validFrom(Math.min(readFrom, alignDown(cut)));
+        final boolean hasLast = scanner.lastRecordPosition() >= 0 && scanner.lastRecordPosition() < cut;
+        log.trimSegments(used.size());
+        log.startWith(segment, page, cut, cutOffset, timestamp, used.get(0).baseOffset(),
+            hasLast ? scanner.lastRecordPosition() : -1, hasLast ? scanner.lastRecordOffset() : -1);
+    }
+
+    /** The highest offset end found by scanning segments {@code from..} (TRUNCATE_AT_CORRUPTION's count), or -1. */
+    private long endOfDropped(final List<Segment> used, final int from, final int recordLogId) throws IOException
+    {
+        long end = -1;
+        final int size = used.get(from).capacity();
+        final PageMemory memory = PageMemory.allocate(size, align);
+        try
+        {
+            for (int k = from; k < used.size(); k++)
+            {
+                final Segment s = used.get(k);
+                try (BlockFile f = io.open(s.path(), FileMode.READ, false))
+                {
+                    final int n = Math.max(0, f.read(memory.byteBuffer(), 0, size, 0));
+                    if (n < size)
+                    {
+                        memory.buffer().setMemory(n, size - n, (byte)0);
+                    }
+                    scannedBytes += n;
+                    final RecordScanner scanner = new RecordScanner();
+                    scanner.scan(memory.buffer(), SegmentHeaderDescriptor.LENGTH, size, s.baseOffset(), recordLogId,
+                        null, 0, size);
+                    end = Math.max(end, scanner.records() > 0 ? scanner.nextOffset() : s.baseOffset());
+                }
+            }
+        }
+        finally
+        {
+            memory.free();
+        }
+        return end;
+    }
+
+    /**
+     * @return the end offset of the farthest valid record of this log at an 8-byte position after {@code from}
+     * whose offset is at least {@code expectedOffset}, or -1 when there is none.
+     */
+    static long validRecordAfter(final UnsafeBuffer buffer, final int from, final int size,
         final long expectedOffset, final int recordLogId)
     {
         final RecordScanner probe = new RecordScanner();
+        long end = -1;
         for (int p = from + RecordDescriptor.ALIGNMENT; p + RecordDescriptor.HEADER_LENGTH <= size;
             p += RecordDescriptor.ALIGNMENT)
         {
@@ -246,44 +617,79 @@ final class LogLoader
             {
                 continue;
             }
-            probe.scan(buffer, p, size, offset, recordLogId, null);
+            probe.scan(buffer, p, size, offset, recordLogId, null, 0, size);
             if (probe.records() > 0)
             {
-                return true;
+                end = Math.max(end, probe.nextOffset());
+                p = probe.position() - RecordDescriptor.ALIGNMENT;
             }
         }
-        return false;
+        return end;
     }
 
-    private PreparedSegment reZeroSpare(final long sequence, final Path path, final int size) throws IOException
+    private CachePage writePage(final Segment segment)
+    {
+        final int size = segment.capacity();
+        final CachePage page = context.cache().acquire(segment, size, true);
+        if (page == null)
+        {
+            throw new MemoryBudgetExceededException("log '" + name + "' cannot get a write page of " + size +
+                " bytes: memory budget " + context.cache().pool().budget() + " bytes, " +
+                context.cache().pool().usedBytes() + " in use");
+        }
+        return page;
+    }
+
+    /** Renames a file out of the segment namespace; the preparer re-zeroes it before it is used again. */
+    private void recycle(final Path path) throws IOException
+    {
+        final Path to = SegmentFiles.recycled(dir, System.nanoTime() + "-" + recycleNames++);
+        io.rename(path, to);
+        recycle.add(to);
+    }
+
+    private PreparedSegment open(final long sequence, final Path path) throws IOException
     {
         final BlockFile direct = io.open(path, FileMode.DIRECT, false);
-        final BlockFile dsync = io.open(path, FileMode.DIRECT_DSYNC, false);
-        final PageMemory chunk = PageMemory.allocate(1 << 20, Math.max(4096, io.alignment()));
         try
         {
-            boolean dirty = direct.size() < size;
-            for (int at = 0; at < size && !dirty; at += chunk.size())
-            {
-                final int n = direct.read(chunk.byteBuffer(), 0, Math.min(chunk.size(), size - at), at);
-                dirty = n < Math.min(chunk.size(), size - at) || !RecordScanner.isZero(chunk.buffer(), 0, n);
-            }
-            if (dirty)
-            {
-                chunk.zero();
-                direct.allocate(size);
-                for (int at = 0; at < size; at += chunk.size())
-                {
-                    direct.write(chunk.byteBuffer(), 0, Math.min(chunk.size(), size - at), at);
-                }
-                direct.datasync();
-            }
+            return new PreparedSegment(sequence, path, direct, io.open(path, FileMode.DIRECT_DSYNC, false));
         }
-        finally
+        catch (final IOException e)
         {
-            chunk.free();
+            closeQuietly(direct);
+            throw e;
         }
-        return new PreparedSegment(sequence, path, direct, dsync);
+    }
+
+    private long fileSize(final Path path) throws IOException
+    {
+        try (BlockFile f = io.open(path, FileMode.READ, false))
+        {
+            return f.size();
+        }
+    }
+
+    private int alignDown(final int position)
+    {
+        return position / align * align;
+    }
+
+    private int alignUp(final int position)
+    {
+        return (position + align - 1) / align * align;
+    }
+
+    private static void closeQuietly(final BlockFile f)
+    {
+        try
+        {
+            f.close();
+        }
+        catch (final IOException ignore)
+        {
+            // nothing was written through it that is not synced
+        }
     }
 
     /** Lets segments be built before the log object exists. */
@@ -315,7 +721,7 @@ final class LogLoader
         }
 
         @Override
-        public void freeRetiredPage(final io.directlog.storage.cache.CachePage page)
+        public void freeRetiredPage(final CachePage page)
         {
             holder[0].freeRetiredPage(page);
         }

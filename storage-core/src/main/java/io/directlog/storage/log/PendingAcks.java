@@ -17,10 +17,13 @@ final class PendingAcks
     private long[] offsets = new long[1024];
     private int head;
     private int size;
+    private int[] lengths = new int[1024];
     private int durable;
     private int dsync;
+    private long completed;
+    private long completedBytes;
 
-    void add(final AppendCallback callback, final long offset, final Durability durability)
+    void add(final AppendCallback callback, final long offset, final Durability durability, final int length)
     {
         if (size == callbacks.length)
         {
@@ -28,6 +31,7 @@ final class PendingAcks
         }
         final int i = (head + size) & (callbacks.length - 1);
         callbacks[i] = callback;
+        lengths[i] = length;
         offsets[i] = durability == Durability.MEMORY ? offset : -offset - 1;
         size++;
         if (durability != Durability.MEMORY)
@@ -62,6 +66,18 @@ final class PendingAcks
         return dsync;
     }
 
+    /** @return appends acknowledged successfully so far. */
+    long completed()
+    {
+        return completed;
+    }
+
+    /** @return payload bytes of those appends. */
+    long completedBytes()
+    {
+        return completedBytes;
+    }
+
     /** Completes every pending append successfully, in order. */
     void completeAll()
     {
@@ -73,6 +89,8 @@ final class PendingAcks
             callbacks[i] = null;
             head = (head + 1) & (callbacks.length - 1);
             size--;
+            completed++;
+            completedBytes += lengths[i];
             cb.onComplete(encoded < 0 ? -encoded - 1 : encoded, null);
         }
         durable = 0;
@@ -104,11 +122,14 @@ final class PendingAcks
         final int n = callbacks.length;
         final AppendCallback[] c = new AppendCallback[n * 2];
         final long[] o = new long[n * 2];
+        final int[] l = new int[n * 2];
         for (int k = 0; k < size; k++)
         {
             c[k] = callbacks[(head + k) & (n - 1)];
             o[k] = offsets[(head + k) & (n - 1)];
+            l[k] = lengths[(head + k) & (n - 1)];
         }
+        lengths = l;
         Arrays.fill(callbacks, null);
         callbacks = c;
         offsets = o;

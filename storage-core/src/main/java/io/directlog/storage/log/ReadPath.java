@@ -45,6 +45,25 @@ final class ReadPath
 
     RecordBatch read(final long offset, final int maxBytes, final boolean sequential)
     {
+        try
+        {
+            return readChecked(offset, maxBytes, sequential);
+        }
+        catch (final StorageReadException e)
+        {
+            // a read racing close or retention hit a closed descriptor or a deleted file: say what happened
+            log.checkOpenForRead();
+            final Segment segment = find(log.segments(), offset);
+            if (segment == null || segment.isDeleted() || offset < log.startOffset())
+            {
+                throw new OffsetOutOfRangeException(log.name(), offset, log.startOffset(), log.endOffset());
+            }
+            throw e;
+        }
+    }
+
+    private RecordBatch readChecked(final long offset, final int maxBytes, final boolean sequential)
+    {
         log.checkOpenForRead();
         if (offset < 0)
         {
@@ -75,13 +94,18 @@ final class ReadPath
             final CachePage page = segment.page();
             if (page != null && page.tryPin())
             {
-                if (segment.index() != null)
+                final SegmentIndex index = segment.index();
+                if (index != null && Math.max(SegmentHeaderDescriptor.LENGTH, index.floorPosition(offset)) >= page.validFrom())
                 {
                     hits.increment();
                     context.cache().onHit();
                     return fromPage(segment, page, offset, maxBytes);
                 }
                 page.unpin();
+                if (index != null && page.validFrom() > 0)
+                {
+                    break; // below the bytes a recovered or truncated page holds: read from disk
+                }
             }
             if (!pageIn(segment, sequential))
             {
@@ -118,8 +142,8 @@ final class ReadPath
                 (long)maxBytes + (from & 4095) + SegmentIndex.INTERVAL + RecordDescriptor.HEADER_LENGTH);
             while (true)
             {
-                final int chunkStart = DefaultLog.alignDown(from);
-                final int length = DefaultLog.alignUp(Math.min(want, segment.capacity() - chunkStart));
+                final int chunkStart = log.alignDown(from);
+                final int length = log.alignUp(Math.min(want, segment.capacity() - chunkStart));
                 final PageMemory memory = context.readBuffers().acquire(length);
                 boolean handedOver = false;
                 try
@@ -247,7 +271,7 @@ final class ReadPath
                     final RecordScanner scanner = new RecordScanner();
                     scanner.scan(page.buffer(), SegmentHeaderDescriptor.LENGTH, Math.min(read, segment.capacity()),
                         segment.baseOffset(), log.recordLogId(), index);
-                    segment.publishEnd(scanner.position(), segment.endOffset());
+                    segment.publishScannedEnd(scanner.position());
                     segment.maxTimestamp(scanner.lastTimestamp());
                     segment.index(index);
                 }
@@ -269,8 +293,11 @@ final class ReadPath
         }
     }
 
-    /** Builds a cold segment's index by scanning its file in chunks (once). */
-    private void ensureIndex(final Segment segment) throws IOException
+    /**
+     * Loads a cold segment's persisted index ({@code <seq>.idx}) if it is valid and matches, or else builds it by
+     * scanning the file in chunks (once). Readers, the syncer (retention by age) and truncateTo call it.
+     */
+    void ensureIndex(final Segment segment) throws IOException
     {
         if (segment.index() != null)
         {
@@ -282,6 +309,15 @@ final class ReadPath
             {
                 return;
             }
+            final IndexFile.Loaded loaded = IndexFile.read(context.io(), log.directory(), log.meta().logId(), segment);
+            if (loaded != null && segment.sequence() != log.activeSequence() && loaded.endOffset() == segment.endOffset())
+            {
+                segment.publishScannedEnd(loaded.endPosition());
+                segment.maxTimestamp(loaded.maxTimestamp());
+                segment.indexPersisted(true);
+                segment.index(loaded.index());
+                return;
+            }
             final SegmentIndex index = new SegmentIndex(segment.capacity());
             final RecordScanner scanner = new RecordScanner();
             int position = SegmentHeaderDescriptor.LENGTH;
@@ -289,8 +325,8 @@ final class ReadPath
             int chunk = context.readBuffers().bufferSize();
             while (position < segment.capacity())
             {
-                final int chunkStart = DefaultLog.alignDown(position);
-                final int length = DefaultLog.alignUp(Math.min(chunk, segment.capacity() - chunkStart));
+                final int chunkStart = log.alignDown(position);
+                final int length = log.alignUp(Math.min(chunk, segment.capacity() - chunkStart));
                 final PageMemory memory = context.readBuffers().acquire(length);
                 try
                 {
@@ -315,7 +351,7 @@ final class ReadPath
                     context.readBuffers().release(memory);
                 }
             }
-            segment.publishEnd(position, segment.endOffset());
+            segment.publishScannedEnd(position);
             segment.index(index);
         }
     }

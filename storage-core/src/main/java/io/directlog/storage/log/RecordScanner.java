@@ -28,6 +28,8 @@ public final class RecordScanner
     private long nextOffset;
     private long lastTimestamp;
     private int records;
+    private int lastRecordPosition = -1;
+    private long lastRecordOffset = -1;
     private Stop stop;
     private String reason;
 
@@ -127,6 +129,8 @@ public final class RecordScanner
                 index.onRecord(offset, base + position, timestamp);
             }
             lastTimestamp = timestamp;
+            lastRecordPosition = base + position;
+            lastRecordOffset = offset;
             nextOffset = offset + count;
             position += aligned;
             records++;
@@ -182,6 +186,18 @@ public final class RecordScanner
     public long lastTimestamp()
     {
         return lastTimestamp;
+    }
+
+    /** @return the segment position of the last good record any scan of this scanner saw, or -1. */
+    public int lastRecordPosition()
+    {
+        return lastRecordPosition;
+    }
+
+    /** @return the offset of that record, or -1. */
+    public long lastRecordOffset()
+    {
+        return lastRecordOffset;
     }
 
     /** @return good records seen by the last scan. */

@@ -26,6 +26,10 @@ public final class Segment implements CacheOwner
     private volatile int endPosition;
     private volatile long endOffset;
     private volatile long maxTimestamp;
+    private volatile int sealedPosition = -1;
+    private volatile long sealedOffset = -1;
+    private volatile boolean indexPersisted;
+    private volatile boolean filesClosed;
     private volatile CachePage page;
     private volatile SegmentIndex index;
     private volatile BlockFile readFile;
@@ -88,7 +92,8 @@ public final class Segment implements CacheOwner
     }
 
     /**
-     * Publishes visible records. Writer thread only; position before offset.
+     * Publishes visible records: position before offset. Called by the log's writer thread, and by the opening
+     * thread before the log is handed out; never by readers (see {@link #publishScannedEnd(int)}).
      *
      * @param position the end of the visible records.
      * @param offset   the offset after them.
@@ -97,6 +102,56 @@ public final class Segment implements CacheOwner
     {
         endPosition = position;
         endOffset = offset;
+    }
+
+    /**
+     * Lowers the end position of a rolled segment to the end its records were found at by a scan or its persisted
+     * index (the loader only knows the next segment's base offset, so it starts with the capacity). Called by a
+     * reader building the index, under {@link #loadLock()}, only while the segment is not the active one: the
+     * writer never publishes a rolled segment's end again, except truncateTo, which first takes the load lock.
+     *
+     * @param position where the records end.
+     */
+    public void publishScannedEnd(final int position)
+    {
+        endPosition = position;
+    }
+
+    /**
+     * Records where a rolled segment's records end (written when it rolled), for the syncer's index write and for
+     * visibility that catches up later. Writer thread (or the opening thread).
+     *
+     * @param position the end of its records.
+     * @param offset   the offset there.
+     */
+    public void seal(final int position, final long offset)
+    {
+        sealedPosition = position;
+        sealedOffset = offset;
+    }
+
+    /** @return the end of a rolled segment's records, or -1 while it is active. */
+    public int sealedPosition()
+    {
+        return sealedPosition;
+    }
+
+    /** @return the offset at {@link #sealedPosition()}, or -1. */
+    public long sealedOffset()
+    {
+        return sealedOffset;
+    }
+
+    /** @return true once its index was written as {@code <seq>.idx}. */
+    public boolean indexPersisted()
+    {
+        return indexPersisted;
+    }
+
+    /** @param persisted whether a valid {@code <seq>.idx} exists. */
+    public void indexPersisted(final boolean persisted)
+    {
+        indexPersisted = persisted;
     }
 
     /** @return the latest timestamp in the segment (for retention by age). */
@@ -177,6 +232,10 @@ public final class Segment implements CacheOwner
                 f = readFile;
                 if (f == null)
                 {
+                    if (filesClosed || deleted)
+                    {
+                        throw new java.nio.channels.ClosedChannelException();
+                    }
                     f = host.openForRead(path);
                     readFile = f;
                 }
@@ -185,9 +244,10 @@ public final class Segment implements CacheOwner
         return f;
     }
 
-    /** Closes every descriptor. */
+    /** Closes every descriptor; later reads fail (the log is closed, or the segment deleted). */
     public void closeFiles()
     {
+        filesClosed = true;
         closeQuietly(directFile);
         closeQuietly(dsyncFile);
         directFile = null;

@@ -17,6 +17,8 @@ public final class SegmentFiles
     public static final String PREPARING_SUFFIX = ".log.tmp";
     /** The log's metadata file (its id and segment size). */
     public static final String META_FILE = "log.meta";
+    /** Suffix of a persisted segment index. */
+    public static final String INDEX_SUFFIX = ".idx";
     /** The durable-watermark checkpoint. */
     public static final String CHECKPOINT_FILE = "checkpoint";
 
@@ -42,6 +44,26 @@ public final class SegmentFiles
     public static Path preparing(final Path dir, final long sequence)
     {
         return dir.resolve(name(sequence) + PREPARING_SUFFIX);
+    }
+
+    /**
+     * @param dir      the log's directory.
+     * @param sequence the segment's sequence number.
+     * @return the path of its persisted index.
+     */
+    public static Path index(final Path dir, final long sequence)
+    {
+        return dir.resolve(name(sequence) + INDEX_SUFFIX);
+    }
+
+    /**
+     * @param dir the log's directory.
+     * @param tag a name unique within the directory.
+     * @return a name for a segment file on its way back to the preparer (ends with .tmp: deleted at open if left).
+     */
+    public static Path recycled(final Path dir, final String tag)
+    {
+        return dir.resolve("recycle-" + tag + ".tmp");
     }
 
     /**

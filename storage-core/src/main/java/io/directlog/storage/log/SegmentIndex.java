@@ -5,7 +5,8 @@ package io.directlog.storage.log;
  * {@link #INTERVAL} bytes, so a lookup is a binary search plus a scan of at most one interval.
  * Timestamps never go backwards within a log, so the same entries answer time queries.
  * <p>
- * Derived data: kept in memory while the segment is open, rebuilt by scanning when missing.
+ * Derived data: kept in memory while the segment is open, persisted as {@code <seq>.idx} ({@link IndexFile}) for
+ * rolled segments and at close, rebuilt by scanning when missing or invalid.
  * <p>
  * Single writer (the log's writer thread, or whoever builds it by a scan before publishing it); many readers.
  * Entries are written before {@link #count} is released, so readers see only complete entries.
@@ -69,6 +70,57 @@ public final class SegmentIndex
         }
         count = n;
         nextBoundary = n == 0 ? 0 : (positions[n - 1] / INTERVAL + 1) * INTERVAL;
+    }
+
+    /**
+     * Appends an entry read from a persisted index (entries in increasing order). Single writer, before publishing.
+     *
+     * @param offset    the record's base offset.
+     * @param position  its position.
+     * @param timestamp its timestamp.
+     * @return false when the entry is out of order or the index is full (the persisted index is then not used).
+     */
+    public boolean restore(final long offset, final int position, final long timestamp)
+    {
+        final int n = count;
+        if (n >= offsets.length || (n > 0 && (positions[n - 1] >= position || offsets[n - 1] >= offset ||
+            timestamps[n - 1] > timestamp)))
+        {
+            return false;
+        }
+        offsets[n] = offset;
+        positions[n] = position;
+        timestamps[n] = timestamp;
+        count = n + 1;
+        nextBoundary = (position / INTERVAL + 1) * INTERVAL;
+        return true;
+    }
+
+    /**
+     * @param i an entry below {@link #count()}.
+     * @return its offset.
+     */
+    public long offsetAt(final int i)
+    {
+        return offsets[i];
+    }
+
+    /**
+     * @param i an entry below {@link #count()}.
+     * @return its position.
+     */
+    public int positionAt(final int i)
+    {
+        return positions[i];
+    }
+
+    /**
+     * @param i an entry below {@link #count()}.
+     * @return its timestamp.
+     */
+    public long timestampAt(final int i)
+    {
+        return timestamps[i];
     }
 
     /** @return the number of entries. */

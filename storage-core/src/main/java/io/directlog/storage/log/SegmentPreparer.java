@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -30,6 +31,7 @@ public final class SegmentPreparer implements AutoCloseable
 
     private final BlockIo io;
     private final Set<DefaultLog> logs = ConcurrentHashMap.newKeySet();
+    private final ConcurrentLinkedQueue<DefaultLog> urgent = new ConcurrentLinkedQueue<>();
     private final Semaphore wakeups = new Semaphore(0);
     private final Thread thread;
     private final PageMemory zeros;
@@ -65,6 +67,17 @@ public final class SegmentPreparer implements AutoCloseable
         logs.remove(log);
     }
 
+    /**
+     * A log's writer is waiting for a prepared segment: serve that log before any other.
+     *
+     * @param log the waiting log.
+     */
+    void prioritise(final DefaultLog log)
+    {
+        urgent.add(log);
+        signal();
+    }
+
     /** Wakes the preparer: a segment was taken. */
     public void signal()
     {
@@ -76,29 +89,26 @@ public final class SegmentPreparer implements AutoCloseable
         while (running)
         {
             boolean failed = false;
+            DefaultLog first;
+            while ((first = urgent.poll()) != null)
+            {
+                failed |= fill(first);
+            }
             for (final DefaultLog log : logs)
             {
-                while (running && !log.isClosing() && log.preparedCount() < log.preparedTarget())
+                failed |= fill(log);
+                if (!urgent.isEmpty())
                 {
-                    try
-                    {
-                        log.onPrepared(prepare(log));
-                        prepared++;
-                    }
-                    catch (final IOException | RuntimeException e)
-                    {
-                        LOG.log(System.Logger.Level.WARNING, "cannot prepare a segment for log '" + log.name() +
-                            "': " + e.getMessage());
-                        log.onPrepareFailed(e);
-                        failed = true;
-                        break;
-                    }
+                    break; // a writer waits: go to it now, the others come after
                 }
             }
             try
             {
-                wakeups.tryAcquire(failed ? 1000 : 500, TimeUnit.MILLISECONDS);
-                wakeups.drainPermits();
+                if (urgent.isEmpty())
+                {
+                    wakeups.tryAcquire(failed ? 1000 : 500, TimeUnit.MILLISECONDS);
+                    wakeups.drainPermits();
+                }
             }
             catch (final InterruptedException e)
             {
@@ -107,33 +117,63 @@ public final class SegmentPreparer implements AutoCloseable
         }
     }
 
-    private PreparedSegment prepare(final DefaultLog log) throws IOException
+    /** Prepares segments for one log up to its target; true when it failed. */
+    private boolean fill(final DefaultLog log)
     {
-        final long sequence = log.takePrepareSequence();
-        final Path dir = log.directory();
-        final Path tmp = SegmentFiles.preparing(dir, sequence);
-        final Path path = SegmentFiles.segment(dir, sequence);
-        final int size = log.segmentSize();
-        try (BlockFile f = io.open(tmp, FileMode.DIRECT, true))
-        {
-            f.allocate(size);
-            for (int at = 0; at < size; at += ZERO_CHUNK)
-            {
-                f.write(zeros.byteBuffer(), 0, Math.min(ZERO_CHUNK, size - at), at);
-            }
-            f.datasync();
-        }
-        catch (final IOException | RuntimeException e)
+        while (running && logs.contains(log) && !log.isClosing() && log.preparedCount() < log.preparedTarget())
         {
             try
             {
-                io.delete(tmp);
+                log.onPrepared(prepare(log));
+                prepared++;
             }
-            catch (final IOException ignore)
+            catch (final IOException | RuntimeException e)
             {
-                // the .tmp is deleted at the next open anyway
+                LOG.log(System.Logger.Level.WARNING, "cannot prepare a segment for log '" + log.name() +
+                    "': " + e.getMessage());
+                log.onPrepareFailed(e);
+                return true;
             }
-            throw e;
+            if (!urgent.isEmpty() && urgent.peek() != log)
+            {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    private PreparedSegment prepare(final DefaultLog log) throws IOException
+    {
+        final Path dir = log.directory();
+        final int size = log.segmentSize();
+        Path tmp = log.pollRecycled();
+        if (tmp != null)
+        {
+            try
+            {
+                zero(tmp, size, false); // a file given back: re-zeroed, so "all zero after the end" stays strong
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                deleteQuietly(tmp);
+                LOG.log(System.Logger.Level.DEBUG, "recycled file " + tmp + " not reusable: " + e.getMessage());
+                tmp = null;
+            }
+        }
+        final long sequence = log.takePrepareSequence();
+        final Path path = SegmentFiles.segment(dir, sequence);
+        if (tmp == null)
+        {
+            tmp = SegmentFiles.preparing(dir, sequence);
+            try
+            {
+                zero(tmp, size, true);
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                deleteQuietly(tmp);
+                throw e;
+            }
         }
         io.rename(tmp, path);
         io.syncDirectory(dir);
@@ -149,6 +189,31 @@ public final class SegmentPreparer implements AutoCloseable
             throw e;
         }
         return new PreparedSegment(sequence, path, direct, dsync);
+    }
+
+    private void zero(final Path file, final int size, final boolean create) throws IOException
+    {
+        try (BlockFile f = io.open(file, FileMode.DIRECT, create))
+        {
+            f.allocate(size);
+            for (int at = 0; at < size; at += ZERO_CHUNK)
+            {
+                f.write(zeros.byteBuffer(), 0, Math.min(ZERO_CHUNK, size - at), at);
+            }
+            f.datasync();
+        }
+    }
+
+    private void deleteQuietly(final Path file)
+    {
+        try
+        {
+            io.delete(file);
+        }
+        catch (final IOException ignore)
+        {
+            // a .tmp file: deleted at the next open anyway
+        }
     }
 
     @Override

@@ -1,0 +1,88 @@
+package io.directlog.storage.format;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * Layout of one slot of a log's {@code checkpoint} file: the durable watermark. The file holds two slots of one
+ * I/O block each (4 KiB, or the device's direct-I/O alignment when larger); generation {@code g} is written to
+ * slot {@code g & 1}, so a torn slot write leaves the other slot, one generation older, intact.
+ * <p>
+ * The watermark says: every record of every segment below {@code sequence}, and every record of segment
+ * {@code sequence} below {@code position}, was durable (fdatasync'ed or written with O_DSYNC) when the slot was
+ * written. {@code position} is a record boundary whose next offset is {@code offset}.
+ * <p>
+ * Stateless.
+ */
+public final class CheckpointDescriptor
+{
+    /** "DLOGCKP1" in little-endian. */
+    public static final long MAGIC = 0x31504B43474F4C44L;
+    /** The format version. */
+    public static final int VERSION = 1;
+    /** Bytes of a slot that hold fields (the rest of the block is zero). */
+    public static final int FIELDS_LENGTH = 84;
+    /** Flag bit: written by a clean close, after the final flush and fdatasync. */
+    public static final int FLAG_CLEAN = 1;
+    /** Flag bit: written by truncateTo before it zeroes the records after the watermark: the watermark is the end. */
+    public static final int FLAG_TRUNCATING = 2;
+
+    public static final int MAGIC_OFFSET = 0;
+    public static final int VERSION_OFFSET = 8;
+    public static final int FLAGS_OFFSET = 12;
+    public static final int GENERATION_OFFSET = 16;
+    public static final int LOG_ID_OFFSET = 24;
+    public static final int SEQUENCE_OFFSET = 32;
+    public static final int POSITION_OFFSET = 40;
+    public static final int OFFSET_OFFSET = 48;
+    public static final int LAST_RECORD_POSITION_OFFSET = 56;
+    public static final int LAST_RECORD_OFFSET_OFFSET = 64;
+    public static final int WRITTEN_OFFSET = 72;
+    public static final int CRC_OFFSET = 80;
+
+    private CheckpointDescriptor()
+    {
+    }
+
+    /**
+     * Fills a slot (fields only; the caller zeroes the rest of the block).
+     *
+     * @param b                  the slot's bytes.
+     * @param generation         increases with every write.
+     * @param logId              the log's id.
+     * @param sequence           the segment the watermark lies in.
+     * @param position           the watermark: a record boundary in that segment.
+     * @param offset             the offset of the record that starts there.
+     * @param lastRecordPosition the position of the last record below the watermark in that segment, or -1.
+     * @param lastRecordOffset   that record's offset, or -1.
+     * @param flags              {@link #FLAG_CLEAN}, {@link #FLAG_TRUNCATING} or 0.
+     */
+    public static void write(final MutableDirectBuffer b, final long generation, final long logId, final long sequence,
+        final long position, final long offset, final long lastRecordPosition, final long lastRecordOffset,
+        final int flags)
+    {
+        b.putLong(MAGIC_OFFSET, MAGIC);
+        b.putInt(VERSION_OFFSET, VERSION);
+        b.putInt(FLAGS_OFFSET, flags);
+        b.putLong(GENERATION_OFFSET, generation);
+        b.putLong(LOG_ID_OFFSET, logId);
+        b.putLong(SEQUENCE_OFFSET, sequence);
+        b.putLong(POSITION_OFFSET, position);
+        b.putLong(OFFSET_OFFSET, offset);
+        b.putLong(LAST_RECORD_POSITION_OFFSET, lastRecordPosition);
+        b.putLong(LAST_RECORD_OFFSET_OFFSET, lastRecordOffset);
+        b.putLong(WRITTEN_OFFSET, System.currentTimeMillis());
+        b.putInt(CRC_OFFSET, Checksums.crc32c(b, 0, CRC_OFFSET));
+    }
+
+    /**
+     * @param b     a slot's bytes.
+     * @param logId the log's id.
+     * @return true when the slot holds a valid checkpoint of this log.
+     */
+    public static boolean isValid(final DirectBuffer b, final long logId)
+    {
+        return b.getLong(MAGIC_OFFSET) == MAGIC && b.getInt(VERSION_OFFSET) == VERSION &&
+            b.getInt(CRC_OFFSET) == Checksums.crc32c(b, 0, CRC_OFFSET) && b.getLong(LOG_ID_OFFSET) == logId;
+    }
+}

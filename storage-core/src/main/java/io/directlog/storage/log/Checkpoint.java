@@ -1,0 +1,229 @@
+package io.directlog.storage.log;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import io.directlog.storage.format.CheckpointDescriptor;
+import io.directlog.storage.io.BlockFile;
+import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.io.FileMode;
+import io.directlog.storage.page.PageMemory;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * A log's {@code checkpoint} file: the durable watermark and the clean-shutdown flag, in two alternating slots
+ * written with O_DIRECT|O_DSYNC into a file whose blocks were written (zeros) and synced when it was created, so
+ * a slot write changes no metadata. See {@link CheckpointDescriptor} for the layout.
+ * <p>
+ * Written by the syncer (after each successful background fdatasync), by the writer (truncation) and by close;
+ * {@link #write} is synchronized and never moves the watermark back within an epoch, never writes an older
+ * epoch's watermark, and writes nothing after a clean close sealed the file.
+ */
+final class Checkpoint implements AutoCloseable
+{
+    /**
+     * What a slot held.
+     *
+     * @param generation         its generation.
+     * @param sequence           the watermark's segment.
+     * @param position           the watermark's position in it.
+     * @param offset             the offset there.
+     * @param lastRecordPosition the last record below it in that segment, or -1.
+     * @param lastRecordOffset   that record's offset, or -1.
+     * @param clean              written by a clean close.
+     * @param truncating         written by truncateTo before it zeroes: the watermark is the log's end.
+     */
+    record State(long generation, long sequence, long position, long offset, long lastRecordPosition,
+        long lastRecordOffset, boolean clean, boolean truncating)
+    {
+    }
+
+    private final Path path;
+    private final long logId;
+    private final int block;
+    private final BlockFile file;
+    private final PageMemory slot;
+    private final boolean existed;
+    private final State state;
+    private final int validSlots;
+    private long generation;
+    private long epoch = Long.MIN_VALUE;
+    private long sequence = -1;
+    private long offset = -1;
+    private boolean sealed;
+    private boolean lastFlagged;
+    private long writes;
+
+    private Checkpoint(final Path path, final long logId, final int block, final BlockFile file, final PageMemory slot,
+        final boolean existed, final State state, final int validSlots)
+    {
+        this.path = path;
+        this.logId = logId;
+        this.block = block;
+        this.file = file;
+        this.slot = slot;
+        this.existed = existed;
+        this.state = state;
+        this.validSlots = validSlots;
+        this.generation = state == null ? 0 : state.generation();
+    }
+
+    /**
+     * Opens the log's checkpoint, creating it (zero-filled, synced, renamed into place, directory fsync'ed) if
+     * missing, and reads the newest valid slot.
+     *
+     * @param io    the I/O layer.
+     * @param dir   the log's directory.
+     * @param logId the log's id.
+     * @return the checkpoint.
+     * @throws IOException when it cannot be read or created.
+     */
+    static Checkpoint open(final BlockIo io, final Path dir, final long logId) throws IOException
+    {
+        final Path path = dir.resolve(SegmentFiles.CHECKPOINT_FILE);
+        final int block = Math.max(4096, io.alignment());
+        final PageMemory memory = PageMemory.allocate(2 * block, block);
+        try
+        {
+            final boolean existed = Files.exists(path);
+            if (!existed)
+            {
+                final Path tmp = dir.resolve(SegmentFiles.CHECKPOINT_FILE + ".tmp");
+                try (BlockFile f = io.open(tmp, FileMode.DIRECT, true))
+                {
+                    f.allocate(2L * block);
+                    f.write(memory.byteBuffer(), 0, 2 * block, 0);
+                    f.datasync();
+                }
+                io.rename(tmp, path);
+                io.syncDirectory(dir);
+            }
+            final BlockFile file = io.open(path, FileMode.DIRECT_DSYNC, false);
+            State best = null;
+            int valid = 0;
+            try
+            {
+                final int n = file.read(memory.byteBuffer(), 0, 2 * block, 0);
+                for (int s = 0; s < 2; s++)
+                {
+                    if (n < (s + 1) * block)
+                    {
+                        continue;
+                    }
+                    final UnsafeBuffer b = new UnsafeBuffer(memory.buffer(), s * block, block);
+                    if (!CheckpointDescriptor.isValid(b, logId))
+                    {
+                        continue;
+                    }
+                    valid++;
+                    final State st = new State(b.getLong(CheckpointDescriptor.GENERATION_OFFSET),
+                        b.getLong(CheckpointDescriptor.SEQUENCE_OFFSET), b.getLong(CheckpointDescriptor.POSITION_OFFSET),
+                        b.getLong(CheckpointDescriptor.OFFSET_OFFSET),
+                        b.getLong(CheckpointDescriptor.LAST_RECORD_POSITION_OFFSET),
+                        b.getLong(CheckpointDescriptor.LAST_RECORD_OFFSET_OFFSET),
+                        (b.getInt(CheckpointDescriptor.FLAGS_OFFSET) & CheckpointDescriptor.FLAG_CLEAN) != 0,
+                        (b.getInt(CheckpointDescriptor.FLAGS_OFFSET) & CheckpointDescriptor.FLAG_TRUNCATING) != 0);
+                    if (best == null || st.generation() > best.generation())
+                    {
+                        best = st;
+                    }
+                }
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                file.close();
+                throw e;
+            }
+            final PageMemory slot = PageMemory.allocate(block, block);
+            return new Checkpoint(path, logId, block, file, slot, existed, best, valid);
+        }
+        finally
+        {
+            memory.free();
+        }
+    }
+
+    /** @return the newest valid slot when opened, or null (new log, or both slots damaged). */
+    State state()
+    {
+        return state;
+    }
+
+    /** @return true when the file existed before this open. */
+    boolean existed()
+    {
+        return existed;
+    }
+
+    /** @return how many of the two slots were valid when opened. */
+    int validSlots()
+    {
+        return validSlots;
+    }
+
+    /** @return the file. */
+    Path path()
+    {
+        return path;
+    }
+
+    /** @return slot writes since open. */
+    synchronized long writes()
+    {
+        return writes;
+    }
+
+    /**
+     * Writes a watermark to the next slot with O_DSYNC, unless it is older than the last one written.
+     *
+     * @param w     the watermark (durable by now: the caller synced or wrote it with O_DSYNC).
+     * @param flags {@link CheckpointDescriptor#FLAG_CLEAN} for a clean close (the file is then sealed),
+     *              {@link CheckpointDescriptor#FLAG_TRUNCATING} before a truncation zeroes, or 0.
+     * @return true when written.
+     * @throws IOException when the write fails (the caller fail-stops).
+     */
+    synchronized boolean write(final Watermark w, final int flags) throws IOException
+    {
+        final boolean clean = (flags & CheckpointDescriptor.FLAG_CLEAN) != 0;
+        if (sealed || w.epoch() < epoch ||
+            (w.epoch() == epoch && (w.sequence() < sequence || (w.sequence() == sequence && w.offset() < offset))))
+        {
+            return false;
+        }
+        if (flags == 0 && !lastFlagged && w.epoch() == epoch && w.sequence() == sequence && w.offset() == offset)
+        {
+            return false; // nothing new
+        }
+        final long g = generation + 1;
+        slot.zero();
+        CheckpointDescriptor.write(slot.buffer(), g, logId, w.sequence(), w.position(), w.offset(),
+            w.lastRecordPosition(), w.lastRecordOffset(), flags);
+        file.write(slot.byteBuffer(), 0, block, (g & 1) * block);
+        generation = g;
+        epoch = w.epoch();
+        sequence = w.sequence();
+        offset = w.offset();
+        sealed = clean;
+        lastFlagged = flags != 0;
+        writes++;
+        return true;
+    }
+
+    @Override
+    public synchronized void close()
+    {
+        try
+        {
+            file.close();
+        }
+        catch (final IOException ignore)
+        {
+            // every slot write was O_DSYNC: nothing is pending
+        }
+        if (!slot.isFreed())
+        {
+            slot.free();
+        }
+    }
+}

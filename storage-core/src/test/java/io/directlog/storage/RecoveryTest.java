@@ -1,0 +1,299 @@
+package io.directlog.storage;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The durable watermark, clean shutdown and the recovery modes: what opening reads, where it cuts, and what it
+ * refuses, on real files (crash images are copies of an open store's directory).
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RecoveryTest
+{
+    private static final int SEGMENT = 1 << 20;
+
+    static StoreConfig config(final Path dir, final RecoveryMode mode)
+    {
+        return StoreConfig.builder(dir).memoryBudget(32L << 20).writerThreads(1).recoveryMode(mode)
+            .defaultLogConfig(LogConfig.builder().segmentSize(SEGMENT).syncInterval(Duration.ofMillis(20)).build())
+            .build();
+    }
+
+    static byte[] payload(final long offset)
+    {
+        final byte[] b = new byte[100 + (int)(offset % 300)];
+        for (int i = 0; i < b.length; i++)
+        {
+            b[i] = (byte)(offset * 31 + i);
+        }
+        return b;
+    }
+
+    static void append(final Log log, final long from, final long to)
+    {
+        final java.util.List<java.util.concurrent.CompletableFuture<Long>> futures = new java.util.ArrayList<>();
+        for (long i = from; i < to; i++)
+        {
+            futures.add(log.append(payload(i)));
+        }
+        for (int i = 0; i < futures.size(); i++)
+        {
+            assertEquals(from + i, futures.get(i).join());
+        }
+    }
+
+    static void assertRecords(final Log log, final long from, final long to)
+    {
+        long next = from;
+        while (next < to)
+        {
+            try (RecordBatch batch = log.read(next, 1 << 16))
+            {
+                assertFalse(batch.isEmpty(), "offset " + next + " readable");
+                for (final Record r : batch)
+                {
+                    assertEquals(next, r.offset());
+                    assertArrayEquals(payload(next), r.payloadBytes(), "payload of " + next);
+                    next++;
+                }
+            }
+        }
+    }
+
+    @Test
+    void aCleanCloseReopensWithoutScanningAnySegmentData() throws Exception
+    {
+        final Path dir = TestDirs.create("clean");
+        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL)))
+        {
+            append(store.log("a"), 0, 20_000); // several segments
+        }
+        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL)))
+        {
+            final Log log = store.log("a");
+            final RecoveryReport report = log.recoveryReport();
+            System.out.println("RECOVERY clean: " + report);
+            assertTrue(report.cleanShutdown(), report.toString());
+            assertEquals(0, report.scannedBytes());
+            assertEquals(20_000, log.endOffset());
+            assertRecords(log, 0, 20_000);
+            append(log, 20_000, 21_000);
+            assertRecords(log, 19_500, 21_000);
+        }
+        try (LogStore store = LogStore.open(config(dir, RecoveryMode.ABSOLUTE_CONSISTENCY)))
+        {
+            final Log log = store.log("a");
+            assertTrue(log.recoveryReport().cleanShutdown());
+            assertRecords(log, 0, 21_000);
+        }
+    }
+
+    @Test
+    void afterACrashOnlyTheTailBeyondTheWatermarkIsScanned() throws Exception
+    {
+        final Path dir = TestDirs.create("crash");
+        final Path image;
+        final int big = 64 << 20;
+        final byte[] record = new byte[8 << 10];
+        final java.util.function.Function<Path, StoreConfig> cfg = d -> StoreConfig.builder(d)
+            .memoryBudget(320L << 20).writerThreads(1).defaultLogConfig(LogConfig.builder().segmentSize(big)
+                .syncInterval(Duration.ofMillis(20)).durability(Durability.DIRECT).build()).build();
+        try (LogStore store = LogStore.open(cfg.apply(dir)))
+        {
+            final Log log = store.log("a");
+            for (int i = 0; i < 5_000; i++) // 40 MiB: the syncer persists the active index every 16 MiB
+            {
+                log.append(record, Durability.DIRECT);
+            }
+            assertEquals(4_999, log.append(record, Durability.DSYNC).join() - 1);
+            StoreFiles.awaitWatermark(dir.resolve("a"), 5_001);
+            image = StoreFiles.crashImage(dir, "crash-image");
+        }
+        try (LogStore store = LogStore.open(cfg.apply(image)))
+        {
+            final Log log = store.log("a");
+            final RecoveryReport report = log.recoveryReport();
+            System.out.println("RECOVERY crash of a 40 MiB active segment: " + report);
+            assertFalse(report.cleanShutdown());
+            assertTrue(report.scannedBytes() < big - (16 << 20), "scanned only from the persisted index: " + report);
+            assertEquals(5_001, log.endOffset());
+            long next = 0;
+            while (next < 5_001)
+            {
+                try (RecordBatch batch = log.read(next, 1 << 20))
+                {
+                    for (final Record r : batch)
+                    {
+                        assertEquals(next++, r.offset());
+                        assertEquals(record.length, r.payloadBytes().length);
+                    }
+                }
+            }
+            assertEquals(5_001, log.append(record).join());
+        }
+    }
+
+    /** Writes records, waits for the watermark at {@code durable}, writes more, and returns a crash image. */
+    private static Path imageWithTail(final String name, final long durable, final long end) throws Exception
+    {
+        final Path dir = TestDirs.create(name);
+        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL)))
+        {
+            final Log log = store.log("a");
+            append(log, 0, durable);
+            StoreFiles.awaitWatermark(dir.resolve("a"), durable);
+            // stop the syncer from moving the watermark past the records below: a long sync interval from now on
+            store.log("a", LogConfig.builder().segmentSize(SEGMENT).syncInterval(Duration.ofHours(1)).build());
+            StoreFiles.awaitCondition(() -> true, "config");
+            append(log, durable, end);
+            return StoreFiles.crashImage(dir, name + "-image");
+        }
+    }
+
+    @Test
+    void aTornTailBeyondTheWatermarkIsCutInTheDefaultModeAndRefusedInAbsoluteConsistency() throws Exception
+    {
+        final Path image = imageWithTail("torn", 500, 600);
+        final Path logDir = image.resolve("a");
+        final long[] cp = StoreFiles.checkpoint(logDir);
+        final Path last = logDir.resolve(String.format("%020d.log", cp[1]));
+        // the last record torn: a byte of it never made it
+        StoreFiles.flip(last, StoreFiles.lastNonZero(last));
+        final Path copy = StoreFiles.crashImage(image, "torn-copy");
+        final CorruptLogException refused = assertThrows(CorruptLogException.class,
+            () -> LogStore.open(config(image, RecoveryMode.ABSOLUTE_CONSISTENCY)).close());
+        assertTrue(refused.getMessage().contains(last.getFileName().toString()), refused.getMessage());
+        try (LogStore store = LogStore.open(config(copy, RecoveryMode.TOLERATE_TORN_TAIL)))
+        {
+            final Log log = store.log("a");
+            final RecoveryReport report = log.recoveryReport();
+            System.out.println("RECOVERY torn: " + report);
+            assertTrue(report.tornTail());
+            assertEquals(599, log.endOffset(), "cut before the torn record");
+            assertRecords(log, 0, log.endOffset());
+            final long end = log.endOffset();
+            append(log, end, end + 10);
+        }
+    }
+
+    @Test
+    void damageBelowTheWatermarkIsCorruptionButTruncateModeCutsAndCountsTheDroppedRecords() throws Exception
+    {
+        final Path image = imageWithTail("below", 3_000, 3_100);
+        final Path logDir = image.resolve("a");
+        final long[] cp = StoreFiles.checkpoint(logDir);
+        final Path watermarkSegment = StoreFiles.segments(logDir).stream()
+            .filter(p -> p.getFileName().toString().equals(String.format("%020d.log", cp[1]))).findFirst().orElseThrow();
+        // a bit flip in the record that ends at the watermark
+        final long position = cp[2] - 40;
+        StoreFiles.flip(watermarkSegment, position);
+        final Path copy = StoreFiles.crashImage(image, "below-copy");
+        final CorruptLogException e = assertThrows(CorruptLogException.class,
+            () -> LogStore.open(config(image, RecoveryMode.TOLERATE_TORN_TAIL)).close());
+        System.out.println("RECOVERY below: " + e.getMessage());
+        assertTrue(e.getMessage().contains("'a'") && e.getMessage().contains(watermarkSegment.getFileName().toString()) &&
+            e.getMessage().contains("position") && e.getMessage().contains("offset"), e.getMessage());
+        try (LogStore store = LogStore.open(config(copy, RecoveryMode.TRUNCATE_AT_CORRUPTION)))
+        {
+            final Log log = store.log("a");
+            final RecoveryReport report = log.recoveryReport();
+            System.out.println("RECOVERY truncate: " + report);
+            assertTrue(log.endOffset() < 3_000);
+            assertEquals(3_100 - log.endOffset(), report.droppedRecords(), report.toString());
+            assertRecords(log, 0, log.endOffset());
+            final long end = log.endOffset();
+            append(log, end, end + 10);
+        }
+    }
+
+    @Test
+    void validRecordsAfterABadOneBeyondTheWatermarkAreCorruptionNotATornTail() throws Exception
+    {
+        final Path image = imageWithTail("after", 200, 400);
+        final Path logDir = image.resolve("a");
+        final long[] cp = StoreFiles.checkpoint(logDir);
+        final Path last = logDir.resolve(String.format("%020d.log", cp[1]));
+        StoreFiles.flip(last, cp[2] + 40); // inside the first record after the watermark; valid ones follow
+        final CorruptLogException e = assertThrows(CorruptLogException.class,
+            () -> LogStore.open(config(image, RecoveryMode.TOLERATE_TORN_TAIL)).close());
+        assertTrue(e.getMessage().contains("valid records follow"), e.getMessage());
+    }
+
+    @Test
+    void aBadHeaderInTheNewestSegmentWithValidRecordsBehindItIsCorruption() throws Exception
+    {
+        final Path image = imageWithTail("header", 100, 9_000); // rolls into a segment the watermark never saw
+        final Path logDir = image.resolve("a");
+        final List<Path> segs = StoreFiles.segments(logDir);
+        Path newest = null;
+        for (final Path p : segs)
+        {
+            if (StoreFiles.read(p, 0, 8)[0] != 0)
+            {
+                newest = p;
+            }
+        }
+        assertNotNull(newest);
+        StoreFiles.flip(newest, 30);
+        final CorruptLogException e = assertThrows(CorruptLogException.class,
+            () -> LogStore.open(config(image, RecoveryMode.TOLERATE_TORN_TAIL)).close());
+        assertTrue(e.getMessage().contains(newest.getFileName().toString()), e.getMessage());
+    }
+
+    @Test
+    void aTornFirstHeaderWithNothingBehindItIsReusedAsAPreparedSegment() throws Exception
+    {
+        final Path dir = TestDirs.create("torn-header");
+        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL)))
+        {
+            append(store.log("a"), 0, 10);
+        }
+        final Path logDir = dir.resolve("a");
+        final List<Path> segs = StoreFiles.segments(logDir);
+        final Path spare = segs.get(segs.size() - 1);
+        assertEquals(0, StoreFiles.read(spare, 0, 1)[0]);
+        StoreFiles.write(spare, 0, new byte[] {9, 9, 9, 9}); // a torn first write of its header, nothing else
+        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL)))
+        {
+            final Log log = store.log("a");
+            assertEquals(10, log.endOffset());
+            append(log, 10, 12_000); // rolls through re-zeroed files
+            assertRecords(log, 0, 12_000);
+        }
+    }
+
+    @Test
+    void closedFilesAndIndexesAreWhereTheFormatSays() throws Exception
+    {
+        final Path dir = TestDirs.create("files");
+        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL)))
+        {
+            append(store.log("a"), 0, 12_000);
+        }
+        final Path logDir = dir.resolve("a");
+        final long[] cp = StoreFiles.checkpoint(logDir);
+        assertEquals(1, cp[4] & 1, "clean flag");
+        assertEquals(12_000, cp[3]);
+        for (final Path seg : StoreFiles.segments(logDir))
+        {
+            if (StoreFiles.read(seg, 0, 1)[0] != 0)
+            {
+                final Path idx = logDir.resolve(seg.getFileName().toString().replace(".log", ".idx"));
+                assertTrue(Files.exists(idx), "index of " + seg);
+            }
+        }
+    }
+}
