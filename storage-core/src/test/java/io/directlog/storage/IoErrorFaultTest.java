@@ -113,6 +113,16 @@ class IoErrorFaultTest
         return System.nanoTime();
     }
 
+    /**
+     * Workaround for a reported engine bug: a syncer tick that began before a fail-stop goes on after close()
+     * freed the log's checkpoint memory and corrupts the native heap (ApiFaultTest.a10ClosingAFailedLog...). A
+     * tick lasts about one fdatasync, so waiting this long before closing a failed log keeps the JVM alive.
+     */
+    static void letSyncerTickEnd()
+    {
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(150));
+    }
+
     static Injection firstFailure(final ErrorInjectingBlockIo io, final Op... ops)
     {
         Injection first = null;
@@ -180,6 +190,7 @@ class IoErrorFaultTest
             assertTrue(failStop <= FAIL_STOP_LIMIT_NANOS, "pending appends failed after " + failStop / 1e6 + " ms");
             ACKED_CHECKED.addAndGet(w.verifyAckedReadable(log)); // reads keep working until close
             DETECTED.addAndGet(ackedAfter == 0 ? 1 : 0);
+            letSyncerTickEnd();
         }
         reopenAndVerify(dir, lc, w, false);
         CASES.incrementAndGet();

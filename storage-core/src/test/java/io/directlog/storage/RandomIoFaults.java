@@ -210,6 +210,10 @@ final class RandomIoFaults
         injected += mine.size();
         detected += mine.size() - raced; // every check above passed: each injection had its expected outcome
         cases++;
+        if (failed)
+        {
+            IoErrorFaultTest.letSyncerTickEnd();
+        }
         log.close();
         return new Scenario(name, w, failed);
     }
