@@ -142,6 +142,7 @@ final class ApiModelRun
             warm.log("w").append(new byte[1]).join();
         }
         final long fdBefore = openDescriptors();
+        final java.util.Map<String, String> targetsBefore = descriptorTargets();
         driver = Thread.currentThread();
         final Thread interrupter = new Thread(this::interruptLoop, "api-model-interrupter");
         interrupter.setDaemon(true);
@@ -175,6 +176,12 @@ final class ApiModelRun
             }
         }
         final long fdAfter = openDescriptors();
+        if (fdAfter > fdBefore)
+        {
+            final java.util.Map<String, String> now = descriptorTargets();
+            now.entrySet().removeIf(e -> e.getValue().equals(targetsBefore.get(e.getKey())));
+            System.out.println("api model: descriptors opened during the run and still open: " + now);
+        }
         final long crashAfter = crashFiles(cwd);
         System.out.printf("api model: %d operations in %.1f s (%d appends, %d reopens, %d close races, %d interrupts, " +
             "%d interrupted waits); fds %d -> %d; hs_err %d -> %d%n", ops, (System.nanoTime() - start) / 1e9, appends,
@@ -772,6 +779,30 @@ final class ApiModelRun
     }
 
     // ---------------------------------------------------------------- process facts
+
+    /** @return each open descriptor's target, for naming a leak. */
+    static java.util.Map<String, String> descriptorTargets()
+    {
+        final java.util.Map<String, String> targets = new java.util.TreeMap<>();
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd")))
+        {
+            fds.forEach(fd -> {
+                try
+                {
+                    targets.put(fd.getFileName().toString(), Files.readSymbolicLink(fd).toString());
+                }
+                catch (final java.io.IOException e)
+                {
+                    // the listing's own descriptor is gone already
+                }
+            });
+        }
+        catch (final java.io.IOException e)
+        {
+            // no /proc: nothing to name
+        }
+        return targets;
+    }
 
     static long openDescriptors()
     {
