@@ -21,6 +21,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>
  * Design note: the flags are spelled out rather than read from the POM because annotation values must be
  * compile-time constants; {@code BenchmarkDefaultsTest} checks that they still match {@code directlog.jvm.flags}.
+ * <p>
+ * Not thread-safe as such: JMH shares a subclass instance between its benchmark threads, and each subclass says
+ * which of its fields producers touch and how.
  */
 @Fork(value = 2, jvmArgsAppend = {
     "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",

@@ -11,8 +11,13 @@ import org.agrona.DirectBuffer;
  * <p>
  * Appends are accepted from any thread and handed to the one writer thread that owns this log; they are
  * acknowledged in offset order. Reads are served from resident cache pages without a lock the writer
- * waits on, or from disk. Readers see records that are durable under the log's default durability
- * ({@link LogConfig#durability()}); a log whose default is MEMORY shows what is in memory.
+ * waits on, or from disk.
+ * <p>
+ * Visibility: readers see records that are durable under the log's default durability
+ * ({@link LogConfig#durability()}), whatever durability their own appends asked for. A MEMORY log shows what is
+ * copied into memory; a DIRECT log shows what its O_DIRECT writes wrote; a DSYNC log shows what an O_DSYNC write
+ * or the background fdatasync made durable, so records appended there with DIRECT or MEMORY become visible at
+ * the next DSYNC write or within about {@code syncInterval}.
  * <p>
  * Thread-safe.
  */
@@ -133,9 +138,15 @@ public interface Log extends AutoCloseable
     LogReader reader(long offset);
 
     /**
-     * Drops every record at or above {@code offset}, durably, before returning; appends continue from it.
+     * Drops every record at or above {@code offset}, durably, before returning; appends continue from it. Runs on
+     * the log's writer after the appends queued before it; readers holding batches of dropped records keep valid
+     * memory until they close them.
      *
      * @param offset the new end offset, within {@code [startOffset(), endOffset()]}.
+     * @throws OffsetOutOfRangeException when offset is outside that range.
+     * @throws IllegalArgumentException  when offset lies inside a producer batch (recordCount &gt; 1).
+     * @throws LogClosedException        after close.
+     * @throws LogFailedException        after fail-stop, or when the truncation's own I/O fails (it fail-stops).
      */
     void truncateTo(long offset);
 
@@ -151,7 +162,10 @@ public interface Log extends AutoCloseable
     /** @return true while the log accepts appends; false after close or fail-stop. */
     boolean isWritable();
 
-    /** Flushes everything, records a clean shutdown, and releases the log's pages. Idempotent. */
+    /**
+     * Flushes and fdatasyncs everything, persists the active segment's index, records a clean shutdown in the
+     * checkpoint (so the next open reads no record data), and releases the log's pages. Idempotent.
+     */
     @Override
     void close();
 }

@@ -120,6 +120,8 @@ class RecoveryTest
             }
             assertEquals(4_999, log.append(record, Durability.DSYNC).join() - 1);
             StoreFiles.awaitWatermark(dir.resolve("a"), 5_001);
+            StoreFiles.awaitCondition(() -> Files.exists(dir.resolve("a").resolve(String.format("%020d.idx", 0))),
+                "the syncer persisting the active segment's index");
             image = StoreFiles.crashImage(dir, "crash-image");
         }
         try (LogStore store = LogStore.open(cfg.apply(image)))
@@ -293,6 +295,85 @@ class RecoveryTest
             {
                 final Path idx = logDir.resolve(seg.getFileName().toString().replace(".log", ".idx"));
                 assertTrue(Files.exists(idx), "index of " + seg);
+            }
+        }
+    }
+
+    /** Rewrites the newest checkpoint slot's flags (and its CRC32C), as a crash part-way through a write would. */
+    private static void rewriteNewestSlot(final Path logDir, final int flags, final boolean tear) throws Exception
+    {
+        final Path file = logDir.resolve("checkpoint");
+        final java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(Files.readAllBytes(file))
+            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        final int slot = b.getLong(16) > b.getLong(4096 + 16) ? 0 : 4096;
+        b.putInt(slot + 12, flags);
+        final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(b.array(), slot, 80);
+        b.putInt(slot + 80, tear ? (int)crc.getValue() ^ 1 : (int)crc.getValue());
+        Files.write(file, b.array());
+    }
+
+    @Test
+    void aTornCheckpointSlotFallsBackToTheOlderSlot() throws Exception
+    {
+        final Path image = imageWithTail("slot", 1_000, 1_200);
+        rewriteNewestSlot(image.resolve("a"), 0, true);
+        try (LogStore store = LogStore.open(config(image, RecoveryMode.ABSOLUTE_CONSISTENCY)))
+        {
+            final Log log = store.log("a");
+            assertEquals(1_200, log.endOffset(), log.recoveryReport().toString());
+            assertRecords(log, 0, 1_200);
+        }
+    }
+
+    @Test
+    void aTruncationInterruptedByACrashEndsTheLogAtTheCutEvenWithValidRecordsAfterIt() throws Exception
+    {
+        final Path image = imageWithTail("truncating", 700, 900);
+        final long[] cp = StoreFiles.checkpoint(image.resolve("a"));
+        rewriteNewestSlot(image.resolve("a"), 2, false); // the TRUNCATING flag at the watermark
+        try (LogStore store = LogStore.open(config(image, RecoveryMode.ABSOLUTE_CONSISTENCY)))
+        {
+            final Log log = store.log("a");
+            assertEquals(cp[3], log.endOffset(), log.recoveryReport().toString());
+            assertRecords(log, 0, cp[3]);
+            append(log, cp[3], cp[3] + 10);
+        }
+        try (LogStore store = LogStore.open(config(image, RecoveryMode.ABSOLUTE_CONSISTENCY)))
+        {
+            assertEquals(cp[3] + 10, store.log("a").endOffset());
+        }
+    }
+
+    @Test
+    void aMemoryLogAndADirectLogReopenCleanlyAndAfterACrash() throws Exception
+    {
+        for (final Durability durability : new Durability[] {Durability.MEMORY, Durability.DIRECT})
+        {
+            final Path dir = TestDirs.create("mode-" + durability);
+            final StoreConfig cfg = StoreConfig.builder(dir).memoryBudget(32L << 20).writerThreads(1)
+                .defaultLogConfig(LogConfig.builder().segmentSize(SEGMENT).durability(durability)
+                    .syncInterval(Duration.ofMillis(20)).build()).build();
+            final Path image;
+            try (LogStore store = LogStore.open(cfg))
+            {
+                final Log log = store.log("a");
+                append(log, 0, 6_000);
+                log.append(payload(6_000), Durability.DSYNC).join();
+                image = StoreFiles.crashImage(dir, "mode-image-" + durability);
+            }
+            try (LogStore store = LogStore.open(cfg))
+            {
+                assertTrue(store.log("a").recoveryReport().cleanShutdown());
+                assertRecords(store.log("a"), 0, 6_001);
+            }
+            final StoreConfig imageCfg = StoreConfig.builder(image).memoryBudget(32L << 20).writerThreads(1)
+                .recoveryMode(RecoveryMode.ABSOLUTE_CONSISTENCY).defaultLogConfig(cfg.defaultLogConfig()).build();
+            try (LogStore store = LogStore.open(imageCfg))
+            {
+                final Log log = store.log("a");
+                assertEquals(6_001, log.endOffset(), durability + " " + log.recoveryReport());
+                assertRecords(log, 0, 6_001);
             }
         }
     }

@@ -32,8 +32,9 @@ import org.openjdk.jmh.annotations.Threads;
  * chunk is released), so the explicit call is what makes each append durable. Each producer has its own appender;
  * Chronicle serialises them with its own write lock.
  * <p>
- * Chronicle needs its documented JDK 17 flags (see {@link #CHRONICLE_FLAGS_DOC}); the fork carries them, and the
- * smoke test's JVM gets them from the benchmarks POM. Usage analytics are switched off.
+ * Chronicle needs the {@code --add-exports}/{@code --add-opens} set its Java 17 support notes list (without them
+ * setup fails with {@code IllegalAccessException ... FileChannelImpl.map0}); the fork carries them, and the smoke
+ * test's JVM gets them from the benchmarks POM ({@code chronicle.jvm.flags}). Usage analytics are switched off.
  * <p>
  * Not thread-safe as a class; JMH gives each producer its own {@link Producer}.
  */
@@ -57,9 +58,6 @@ import org.openjdk.jmh.annotations.Threads;
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class ChronicleQueueBenchmark extends AbstractBenchmarkBase
 {
-    /** Where the flags come from. */
-    public static final String CHRONICLE_FLAGS_DOC = "https://chronicle.software/chronicle-support-java-17/";
-
     @Param({ "false", "true" })
     public boolean sync;
 

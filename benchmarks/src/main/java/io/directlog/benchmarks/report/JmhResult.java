@@ -12,6 +12,7 @@ import java.util.TreeMap;
 
 /**
  * One JMH result (one benchmark, mode, thread count and parameter combination) as read from {@code -rf json}.
+ * Immutable, so thread-safe.
  *
  * @param benchmark   the fully qualified method, e.g. {@code io.directlog.benchmarks.peers.RocksDbWalBenchmark.producers01}.
  * @param mode        JMH's short mode name: {@code thrpt}, {@code sample}, {@code avgt}, {@code ss}.

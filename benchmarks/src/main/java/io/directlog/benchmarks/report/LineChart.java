@@ -203,6 +203,10 @@ public final class LineChart
 
     private static String decade(final int d)
     {
+        if (d == -1 || d == -2)
+        {
+            return d == -1 ? "0.1" : "0.01";
+        }
         if (d >= 0 && d <= 2)
         {
             return String.valueOf((long)Math.pow(10, d));

@@ -155,19 +155,79 @@ public final class StoreEngine implements LogStore
         }
     }
 
+    /**
+     * Opens (and recovers) every log found in the directory, several at a time: recovery is mostly waiting for
+     * the device (fdatasync, reads of the tail), and the logs are independent.
+     */
     private void openExistingLogs()
     {
-        for (final String name : logNames())
+        final java.util.List<String> names = new java.util.ArrayList<>(logNames());
+        final int threads = Math.min(names.size(), Math.max(4, Runtime.getRuntime().availableProcessors() * 2));
+        if (threads <= 1)
         {
-            try
+            for (final String name : names)
             {
-                log(name);
+                openOrClose(name);
             }
-            catch (final RuntimeException e)
+            return;
+        }
+        final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads,
+            r ->
+            {
+                final Thread t = new Thread(r, "directlog-open");
+                t.setDaemon(true);
+                return t;
+            });
+        try
+        {
+            final java.util.List<java.util.concurrent.Future<?>> opened = new java.util.ArrayList<>();
+            for (final String name : names)
+            {
+                opened.add(pool.submit(() -> loadLog(name, config.defaultLogConfig())));
+            }
+            RuntimeException first = null;
+            for (final java.util.concurrent.Future<?> f : opened)
+            {
+                try
+                {
+                    f.get();
+                }
+                catch (final java.util.concurrent.ExecutionException e)
+                {
+                    if (first == null)
+                    {
+                        first = e.getCause() instanceof RuntimeException re ? re :
+                            new StorageException("cannot open store " + directory + ": " + e.getCause(), e.getCause());
+                    }
+                }
+                catch (final InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                    first = new StorageException("interrupted while opening store " + directory, e);
+                }
+            }
+            if (first != null)
             {
                 close();
-                throw e;
+                throw first;
             }
+        }
+        finally
+        {
+            pool.shutdown();
+        }
+    }
+
+    private void openOrClose(final String name)
+    {
+        try
+        {
+            log(name);
+        }
+        catch (final RuntimeException e)
+        {
+            close();
+            throw e;
         }
     }
 
@@ -207,25 +267,49 @@ public final class StoreEngine implements LogStore
                 }
                 return existing;
             }
-            if (logConfig.durability() == Durability.DIRECT && deviceInfo.volatileWriteCache())
-            {
-                LOG.log(System.Logger.Level.WARNING, "log '" + name + "' defaults to DIRECT on a device with a " +
-                    "volatile write cache (" + deviceInfo.device() + "): safe against process and OS crashes only, " +
-                    "not power loss; DSYNC is safe on any drive");
-            }
-            final LogWriterAgent writer = writers[nextWriter++ % writers.length];
-            final LogContext context = new LogContext(io, cache, readBuffers, writer, preparer,
-                config.appendTimeout(), deviceInfo.copyOnWrite(), config.recoveryMode());
-            try
-            {
-                final DefaultLog log = DefaultLog.open(name, directory.resolve(name), context, logConfig);
-                logs.put(name, log);
-                return log;
-            }
-            catch (final IOException e)
-            {
-                throw new StorageException("cannot open log '" + name + "' in " + directory + ": " + e.getMessage(), e);
-            }
+            final DefaultLog log = load(name, logConfig, nextContext());
+            logs.put(name, log);
+            return log;
+        }
+    }
+
+    /** Opens an existing log at store open, outside the logs lock (several run in parallel). */
+    private void loadLog(final String name, final LogConfig logConfig)
+    {
+        final LogContext context;
+        synchronized (logs)
+        {
+            context = nextContext();
+        }
+        final DefaultLog log = load(name, logConfig, context);
+        synchronized (logs)
+        {
+            logs.put(name, log);
+        }
+    }
+
+    private LogContext nextContext()
+    {
+        final LogWriterAgent writer = writers[nextWriter++ % writers.length];
+        return new LogContext(io, cache, readBuffers, writer, preparer, config.appendTimeout(),
+            deviceInfo.copyOnWrite(), config.recoveryMode());
+    }
+
+    private DefaultLog load(final String name, final LogConfig logConfig, final LogContext context)
+    {
+        if (logConfig.durability() == Durability.DIRECT && deviceInfo.volatileWriteCache())
+        {
+            LOG.log(System.Logger.Level.WARNING, "log '" + name + "' defaults to DIRECT on a device with a " +
+                "volatile write cache (" + deviceInfo.device() + "): safe against process and OS crashes only, " +
+                "not power loss; DSYNC is safe on any drive");
+        }
+        try
+        {
+            return DefaultLog.open(name, directory.resolve(name), context, logConfig);
+        }
+        catch (final IOException e)
+        {
+            throw new StorageException("cannot open log '" + name + "' in " + directory + ": " + e.getMessage(), e);
         }
     }
 

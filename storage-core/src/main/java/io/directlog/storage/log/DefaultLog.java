@@ -1136,6 +1136,13 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         {
             segments = java.util.Arrays.copyOf(current, ti + 1);
         }
+        for (final Segment s : invisibleRolled)
+        {
+            if (s.sequence() < target.sequence())
+            {
+                s.publishEnd(s.sealedPosition(), s.sealedOffset()); // synced above: visible once the cut is
+            }
+        }
         invisibleRolled.clear();
         final CachePage oldPage = page;
         for (int k = ti + 1; k < current.length; k++)
@@ -1218,13 +1225,9 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         if (writeTo != oldPage)
         {
             target.page(writeTo);
-            if (oldPage != null)
+            if (oldPage != null && target == oldActive)
             {
-                if (target == oldActive)
-                {
-                    target.page(writeTo);
-                }
-                context.cache().discard(oldPage);
+                context.cache().discard(oldPage); // readers holding it keep it until they unpin
             }
         }
         target.seal(-1, -1);

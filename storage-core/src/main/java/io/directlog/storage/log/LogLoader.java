@@ -42,6 +42,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 final class LogLoader
 {
     private static final System.Logger LOG = System.getLogger(LogLoader.class.getName());
+    private static final boolean TRACE = Boolean.getBoolean("directlog.recovery.trace");
 
     private final String name;
     private final Path dir;
@@ -56,6 +57,16 @@ final class LogLoader
     private long droppedEnd = -1;
     private boolean tornTail;
     private int recycleNames;
+    private final StringBuilder phases = new StringBuilder();
+    private long phaseStart = System.nanoTime();
+
+    /** Notes how long the phase that just ended took (logged at DEBUG with the recovery summary). */
+    private void phase(final String what)
+    {
+        final long now = System.nanoTime();
+        phases.append(what).append('=').append((now - phaseStart) / 1_000_000).append("ms ");
+        phaseStart = now;
+    }
 
     LogLoader(final String name, final Path dir, final LogContext context, final LogConfig config)
     {
@@ -159,7 +170,9 @@ final class LogLoader
             s.publishEnd(size, nextBase);
             s.seal(size, nextBase);
         }
+        phase("headers");
         final Checkpoint checkpoint = Checkpoint.open(io, dir, meta.logId());
+        phase("checkpoint");
         final Checkpoint.State state = checkpoint.state();
         boolean clean = state != null && state.clean() && badNewest < 0;
         if (badNewest >= 0)
@@ -225,7 +238,12 @@ final class LogLoader
             {
                 log.offerRecycled(p);
             }
+            phase("spares");
             final long millis = (System.nanoTime() - started) / 1_000_000;
+            if (TRACE)
+            {
+                System.err.println("RECOVERY-TRACE log '" + name + "' " + phases + "total=" + millis + "ms");
+            }
             final long end = log.endOffsetAtOpen();
             log.recovered(new RecoveryReport(mode, clean, scannedBytes, cutPosition, end,
                 droppedEnd > end ? droppedEnd - end : 0, tornTail, millis), spares);
@@ -292,7 +310,9 @@ final class LogLoader
         final int position = (int)state.position();
         final int from = alignDown(position);
         final int to = Math.min(size, alignUp(position));
+        phase("index");
         final CachePage page = writePage(last);
+        phase("page");
         final BlockFile direct = io.open(last.path(), FileMode.DIRECT, false);
         final BlockFile dsync = io.open(last.path(), FileMode.DIRECT_DSYNC, false);
         if (to > from)
@@ -369,11 +389,13 @@ final class LogLoader
             final boolean isLast = i == used.size() - 1;
             final int size = segment.capacity();
             final CachePage page = writePage(segment);
+            phase("page");
             final BlockFile direct = io.open(segment.path(), FileMode.DIRECT, false);
             boolean keep = false;
             try
             {
                 direct.datasync(); // trust only what is durable
+                phase("fdatasync");
                 SegmentIndex index = new SegmentIndex(size);
                 int from = SegmentHeaderDescriptor.LENGTH;
                 long expected = segment.baseOffset();
@@ -401,6 +423,7 @@ final class LogLoader
                 }
                 scannedBytes += n;
                 page.validFrom(readFrom);
+                phase("read");
                 final UnsafeBuffer buffer = page.buffer();
                 final RecordScanner scanner = new RecordScanner();
                 int cut;
@@ -453,6 +476,7 @@ final class LogLoader
                     cut = from;
                     cutOffset = expected;
                 }
+                phase("scan");
                 if (damage == null && !isLast)
                 {
                     // a complete rolled segment beyond the watermark: keep its page as read cache

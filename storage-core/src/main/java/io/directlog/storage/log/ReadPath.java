@@ -49,9 +49,10 @@ final class ReadPath
         {
             return readChecked(offset, maxBytes, sequential);
         }
-        catch (final StorageReadException e)
+        catch (final StorageReadException | IllegalStateException e)
         {
-            // a read racing close or retention hit a closed descriptor or a deleted file: say what happened
+            // a read racing close or retention hit a closed descriptor, a closed buffer pool or a deleted file:
+            // say what happened
             log.checkOpenForRead();
             final Segment segment = find(log.segments(), offset);
             if (segment == null || segment.isDeleted() || offset < log.startOffset())

@@ -1,0 +1,254 @@
+package io.directlog.storage;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** truncateTo and retention: durable before return, readers keep their batches, appends go on, reopen agrees. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class TruncateAndRetentionTest
+{
+    private static final int SEGMENT = 1 << 20;
+
+    private static StoreConfig config(final Path dir, final LogConfig log)
+    {
+        return StoreConfig.builder(dir).memoryBudget(32L << 20).writerThreads(1).defaultLogConfig(log).build();
+    }
+
+    private static LogConfig.Builder logConfig()
+    {
+        return LogConfig.builder().segmentSize(SEGMENT).syncInterval(Duration.ofMillis(20));
+    }
+
+    @Test
+    void truncateWithinTheActiveSegmentDropsTheTailAndAppendsContinueFromTheCut() throws Exception
+    {
+        final Path dir = TestDirs.create("truncate-active");
+        try (LogStore store = LogStore.open(config(dir, logConfig().build())))
+        {
+            final Log log = store.log("a");
+            RecoveryTest.append(log, 0, 1_000);
+            final RecordBatch held = log.read(900, 1 << 20); // a reader holding records that will be dropped
+            log.truncateTo(950);
+            assertEquals(950, log.endOffset());
+            assertEquals(950, log.visibleEndOffset());
+            assertThrows(OffsetOutOfRangeException.class, () -> log.read(951, 100));
+            int seen = 0;
+            for (final Record r : held)
+            {
+                assertArrayEquals(RecoveryTest.payload(r.offset()), r.payloadBytes(), "held batch stays valid");
+                seen++;
+            }
+            assertTrue(seen > 0);
+            held.close();
+            RecoveryTest.assertRecords(log, 0, 950);
+            final byte[] other = "after the cut".getBytes();
+            assertEquals(950, log.append(other).join());
+            try (RecordBatch b = log.read(950, 100))
+            {
+                assertArrayEquals(other, b.iterator().next().payloadBytes());
+            }
+            log.truncateTo(950);
+            RecoveryTest.append(log, 950, 1_200);
+        }
+        try (LogStore store = LogStore.open(config(dir, logConfig().build())))
+        {
+            final Log log = store.log("a");
+            assertEquals(1_200, log.endOffset());
+            RecoveryTest.assertRecords(log, 0, 1_200);
+        }
+    }
+
+    @Test
+    void truncateIntoAnEarlierSegmentDropsLaterSegmentsDurablyEvenAcrossACrash() throws Exception
+    {
+        final Path dir = TestDirs.create("truncate-rolled");
+        final Path image;
+        try (LogStore store = LogStore.open(config(dir, logConfig().build())))
+        {
+            final Log log = store.log("a");
+            RecoveryTest.append(log, 0, 12_000); // about 3 segments
+            log.truncateTo(1_234);
+            assertEquals(1_234, log.endOffset());
+            RecoveryTest.assertRecords(log, 0, 1_234);
+            image = StoreFiles.crashImage(dir, "truncate-rolled-image"); // durable before return: no close needed
+            RecoveryTest.append(log, 1_234, 5_000);
+            RecoveryTest.assertRecords(log, 0, 5_000);
+            assertThrows(OffsetOutOfRangeException.class, () -> log.truncateTo(5_001));
+            assertThrows(OffsetOutOfRangeException.class, () -> log.truncateTo(-1));
+        }
+        try (LogStore store = LogStore.open(RecoveryTest.config(image, RecoveryMode.ABSOLUTE_CONSISTENCY)))
+        {
+            final Log log = store.log("a");
+            assertEquals(1_234, log.endOffset(), log.recoveryReport().toString());
+            RecoveryTest.assertRecords(log, 0, 1_234);
+            RecoveryTest.append(log, 1_234, 1_300);
+        }
+        try (LogStore store = LogStore.open(config(dir, logConfig().build())))
+        {
+            final Log log = store.log("a");
+            assertTrue(log.recoveryReport().cleanShutdown());
+            assertEquals(5_000, log.endOffset());
+            RecoveryTest.assertRecords(log, 0, 5_000);
+            log.truncateTo(0);
+            assertEquals(0, log.endOffset());
+            assertEquals(0, log.append("again".getBytes()).join());
+        }
+        try (LogStore store = LogStore.open(config(dir, logConfig().build())))
+        {
+            final Log log = store.log("a");
+            assertEquals(1, log.endOffset());
+            try (RecordBatch b = log.read(0, 100))
+            {
+                assertArrayEquals("again".getBytes(), b.iterator().next().payloadBytes());
+            }
+        }
+    }
+
+    @Test
+    void truncateInsideABatchIsRefusedAndLeavesTheLogUnchanged() throws Exception
+    {
+        final Path dir = TestDirs.create("truncate-batch");
+        try (LogStore store = LogStore.open(config(dir, logConfig().build())))
+        {
+            final Log log = store.log("a");
+            assertEquals(0, log.append(new byte[10], 5, Durability.DSYNC).join());
+            assertThrows(IllegalArgumentException.class, () -> log.truncateTo(3));
+            assertEquals(5, log.endOffset());
+            assertTrue(log.isWritable());
+            assertEquals(5, log.append(new byte[1]).join());
+        }
+    }
+
+    @Test
+    void retentionBySizeDeletesWholeOldSegmentsAndMovesTheStartOffset() throws Exception
+    {
+        final Path dir = TestDirs.create("retention-size");
+        try (LogStore store = LogStore.open(config(dir, logConfig().retentionBytes(3L * SEGMENT).build())))
+        {
+            final Log log = store.log("a");
+            RecoveryTest.append(log, 0, 40_000); // about 10 segments
+            StoreFiles.awaitCondition(() -> log.startOffset() > 20_000, "retention to drop old segments");
+            final OffsetOutOfRangeException e = assertThrows(OffsetOutOfRangeException.class, () -> log.read(0, 100));
+            assertTrue(e.startOffset() > 20_000, e.getMessage());
+            assertReadableFromStart(log, 40_000);
+            long used = 0;
+            for (final Path seg : StoreFiles.segments(dir.resolve("a")))
+            {
+                used += StoreFiles.read(seg, 0, 1)[0] != 0 ? 1 : 0;
+            }
+            // at least retentionBytes of records are kept: 3 full segments, the one retention keeps because
+            // dropping it would go below, and the active one
+            assertTrue(used <= 5, "segments with records kept: " + used);
+        }
+        try (LogStore store = LogStore.open(config(dir, logConfig().retentionBytes(3L * SEGMENT).build())))
+        {
+            final Log log = store.log("a");
+            assertTrue(log.startOffset() > 20_000);
+            RecoveryTest.assertRecords(log, log.startOffset(), 40_000);
+        }
+    }
+
+    @Test
+    void retentionByAgeDropsSegmentsWhoseNewestRecordIsTooOld() throws Exception
+    {
+        final Path dir = TestDirs.create("retention-age");
+        try (LogStore store = LogStore.open(config(dir, logConfig().build())))
+        {
+            RecoveryTest.append(store.log("a"), 0, 10_000);
+        }
+        try (LogStore store = LogStore.open(config(dir, logConfig().retentionTime(Duration.ofMillis(300)).build())))
+        {
+            final Log log = store.log("a");
+            StoreFiles.awaitCondition(() -> log.startOffset() > 0, "age retention");
+            assertFalse(log.startOffset() >= 10_000, "the active segment stays");
+            assertReadableFromStart(log, 10_000);
+            RecoveryTest.append(log, 10_000, 10_100);
+        }
+    }
+
+    @Test
+    void aDsyncLogShowsOnlyDurableRecordsAndCatchesUpAfterTheBackgroundSync() throws Exception
+    {
+        final Path dir = TestDirs.create("visibility");
+        try (LogStore store = LogStore.open(config(dir, logConfig().syncInterval(Duration.ofMillis(200)).build())))
+        {
+            final Log log = store.log("a");
+            assertEquals(0, log.append("durable".getBytes(), Durability.DSYNC).join());
+            assertEquals(1, log.append("direct".getBytes(), Durability.DIRECT).join());
+            assertEquals(1, log.visibleEndOffset(), "a DIRECT write is not DSYNC-durable: not yet visible");
+            assertTrue(log.awaitAppend(1, Duration.ofSeconds(10)), "visible after the background fdatasync");
+            assertEquals(2, log.append("again".getBytes(), Durability.DSYNC).join());
+            assertEquals(3, log.visibleEndOffset());
+            final LogStats stats = log.stats();
+            assertEquals(3, stats.appends());
+            assertEquals(7 + 6 + 5, stats.appendedBytes());
+        }
+    }
+
+    @Test
+    void readsRacingCloseGetLogClosedExceptionOnly() throws Exception
+    {
+        final Path dir = TestDirs.create("close-race");
+        for (int round = 0; round < 5; round++)
+        {
+            final LogStore store = LogStore.open(config(dir, logConfig().build()));
+            final Log log = store.log("a" + round);
+            RecoveryTest.append(log, 0, 5_000);
+            final Throwable[] unexpected = new Throwable[1];
+            final Thread reader = new Thread(() ->
+            {
+                long i = 0;
+                while (true)
+                {
+                    try (RecordBatch b = log.read(i++ % 5_000, 4096))
+                    {
+                        b.isEmpty();
+                    }
+                    catch (final LogClosedException e)
+                    {
+                        return;
+                    }
+                    catch (final Throwable t)
+                    {
+                        unexpected[0] = t;
+                        return;
+                    }
+                }
+            });
+            reader.start();
+            store.close();
+            reader.join();
+            if (unexpected[0] != null)
+            {
+                throw new AssertionError("a read racing close threw " + unexpected[0], unexpected[0]);
+            }
+        }
+    }
+
+    /** Reads every record from the start offset; a later retention tick may move the start meanwhile: retry. */
+    private static void assertReadableFromStart(final Log log, final long end)
+    {
+        for (int attempt = 0; ; attempt++)
+        {
+            try
+            {
+                RecoveryTest.assertRecords(log, log.startOffset(), end);
+                return;
+            }
+            catch (final OffsetOutOfRangeException e)
+            {
+                assertTrue(attempt < 100, "retention keeps moving the start: " + e.getMessage());
+            }
+        }
+    }
+}
