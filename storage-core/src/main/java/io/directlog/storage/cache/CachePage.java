@@ -27,6 +27,7 @@ public final class CachePage
     private volatile boolean retired;
     private volatile long lastAccessNanos;
     private volatile int validFrom;
+    private volatile boolean fromDisk;
 
     /**
      * @param memory   the page's memory, from the pool.
@@ -77,10 +78,28 @@ public final class CachePage
         return validFrom;
     }
 
-    /** @param position the first loaded byte. */
+    /**
+     * @param position the first loaded byte; the page now holds bytes read from disk, which readers verify.
+     */
     public void validFrom(final int position)
     {
         validFrom = position;
+        fromDisk = true;
+    }
+
+    /**
+     * @return true when some of the page's bytes were read from disk (a page-in, a recovered or truncated write
+     * page): readers check each record's CRC, since the writer did not produce those bytes in this process.
+     */
+    public boolean fromDisk()
+    {
+        return fromDisk;
+    }
+
+    /** Marks the page as holding bytes read from disk. */
+    public void markFromDisk()
+    {
+        fromDisk = true;
     }
 
     /** @return when a reader last used the page. */

@@ -123,6 +123,7 @@ public final class PageCache
             if (memory != null)
             {
                 final CachePage page = new CachePage(memory, owner, false);
+                page.markFromDisk();
                 page.tryPin(); // a new page: always succeeds; pinned before any evictor can see it
                 resident.add(page);
                 pageIns.increment();

@@ -71,7 +71,8 @@ public final class RecordDescriptor
      */
     public static int alignedLength(final int recordLength)
     {
-        return (recordLength + ALIGNMENT - 1) & -ALIGNMENT;
+        // clamped, not wrapped: a damaged length near 2^31 must fail bounds checks, never turn negative
+        return (int)Math.min(Integer.MAX_VALUE & -ALIGNMENT, ((long)recordLength + ALIGNMENT - 1) & -ALIGNMENT);
     }
 
     /**

@@ -9,13 +9,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import io.directlog.storage.CacheStats;
 import io.directlog.storage.DeviceInfo;
@@ -317,10 +315,15 @@ public final class StoreEngine implements LogStore
     public Set<String> logNames()
     {
         final Set<String> names = new TreeSet<>(logs.keySet());
-        try (Stream<Path> dirs = Files.list(directory))
+        try
         {
-            dirs.filter(d -> Files.isRegularFile(d.resolve(SegmentFiles.META_FILE)))
-                .forEach(d -> names.add(d.getFileName().toString()));
+            for (final Path d : io.listDirectories(directory))
+            {
+                if (io.exists(d.resolve(SegmentFiles.META_FILE)))
+                {
+                    names.add(d.getFileName().toString());
+                }
+            }
         }
         catch (final IOException e)
         {
@@ -341,16 +344,17 @@ public final class StoreEngine implements LogStore
                 log.close();
             }
             final Path dir = directory.resolve(name);
-            if (!Files.isDirectory(dir))
+            try
             {
-                return log != null;
-            }
-            try (Stream<Path> files = Files.walk(dir))
-            {
-                for (final Path p : (Iterable<Path>)files.sorted(Comparator.reverseOrder())::iterator)
+                if (!io.listDirectories(directory).contains(dir))
                 {
-                    Files.deleteIfExists(p);
+                    return log != null;
                 }
+                for (final Path p : io.list(dir))
+                {
+                    io.delete(p);
+                }
+                io.delete(dir); // empty now: a log directory holds only files
                 io.syncDirectory(directory);
             }
             catch (final IOException e)

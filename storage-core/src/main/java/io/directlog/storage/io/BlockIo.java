@@ -79,4 +79,43 @@ public interface BlockIo
 
     /** @return a short description for logs and {@code deviceInfo()}. */
     String describe();
+
+    /**
+     * Whether a regular file exists. The engine asks through here, never the filesystem directly, so a simulated
+     * or fault-injecting device sees every file operation.
+     *
+     * @param path a file.
+     * @return true when it exists.
+     * @throws IOException when it cannot be checked.
+     */
+    default boolean exists(final Path path) throws IOException
+    {
+        try
+        {
+            return list(path.getParent()).contains(path);
+        }
+        catch (final java.nio.file.NoSuchFileException e)
+        {
+            return false;
+        }
+    }
+
+    /**
+     * @param dir a directory.
+     * @return its subdirectories (an empty list when it does not exist).
+     * @throws IOException when it cannot be listed.
+     */
+    default List<Path> listDirectories(final Path dir) throws IOException
+    {
+        final List<Path> out = new java.util.ArrayList<>();
+        if (!java.nio.file.Files.isDirectory(dir))
+        {
+            return out;
+        }
+        try (java.util.stream.Stream<Path> stream = java.nio.file.Files.list(dir))
+        {
+            stream.filter(java.nio.file.Files::isDirectory).forEach(out::add);
+        }
+        return out;
+    }
 }

@@ -76,6 +76,12 @@ public final class BufferedBlockIo implements BlockIo
     }
 
     @Override
+    public boolean exists(final Path path)
+    {
+        return Files.isRegularFile(path);
+    }
+
+    @Override
     public void createDirectories(final Path dir) throws IOException
     {
         final boolean existed = Files.isDirectory(dir);

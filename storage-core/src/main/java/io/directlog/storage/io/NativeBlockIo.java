@@ -76,6 +76,12 @@ public final class NativeBlockIo implements BlockIo
     }
 
     @Override
+    public boolean exists(final Path path)
+    {
+        return Files.isRegularFile(path);
+    }
+
+    @Override
     public void createDirectories(final Path dir) throws IOException
     {
         final List<Path> created = new ArrayList<>();

@@ -1,7 +1,6 @@
 package io.directlog.storage.log;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 import io.directlog.storage.format.CheckpointDescriptor;
@@ -86,7 +85,7 @@ final class Checkpoint implements AutoCloseable
         final PageMemory memory = PageMemory.allocate(2 * block, block);
         try
         {
-            final boolean existed = Files.exists(path);
+            final boolean existed = io.exists(path);
             if (!existed)
             {
                 final Path tmp = dir.resolve(SegmentFiles.CHECKPOINT_FILE + ".tmp");

@@ -1,7 +1,6 @@
 package io.directlog.storage.log;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 import io.directlog.storage.format.Checksums;
@@ -111,9 +110,16 @@ final class IndexFile
     static Loaded read(final BlockIo io, final Path dir, final long logId, final Segment segment)
     {
         final Path path = SegmentFiles.index(dir, segment.sequence());
-        if (!Files.exists(path))
+        try
         {
-            return null;
+            if (!io.exists(path))
+            {
+                return null;
+            }
+        }
+        catch (final IOException e)
+        {
+            return null; // as an unreadable index: the segment is scanned instead
         }
         final int block = Math.max(4096, io.alignment());
         try (BlockFile f = io.open(path, FileMode.READ, false))

@@ -1,7 +1,6 @@
 package io.directlog.storage.log;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,7 +83,7 @@ final class LogLoader
         final long started = System.nanoTime();
         io.createDirectories(dir);
         final LogMeta meta;
-        if (Files.exists(dir.resolve(SegmentFiles.META_FILE)))
+        if (io.exists(dir.resolve(SegmentFiles.META_FILE)))
         {
             meta = LogMeta.read(io, dir, name);
         }

@@ -8,6 +8,7 @@ import io.directlog.storage.Record;
 import io.directlog.storage.RecordBatch;
 import io.directlog.storage.StorageReadException;
 import io.directlog.storage.cache.CachePage;
+import io.directlog.storage.format.Checksums;
 import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.format.SegmentHeaderDescriptor;
 import io.directlog.storage.page.PageMemory;
@@ -128,7 +129,7 @@ final class ReadPath
             throw new StorageReadException("log '" + log.name() + "': offset " + offset + " not found in " +
                 segment.path().getFileName() + " (index and records disagree)");
         }
-        return collect(buffer, position, limit, maxBytes, page::unpin);
+        return collect(buffer, position, limit, maxBytes, page::unpin, page.fromDisk(), segment, 0);
     }
 
     private RecordBatch fromDisk(final Segment segment, final long offset, final int maxBytes)
@@ -139,12 +140,12 @@ final class ReadPath
             final int from = Math.max(SegmentHeaderDescriptor.LENGTH, segment.index().floorPosition(offset));
             // the needed range only (the record holding offset starts within one index interval of from, and a
             // longer record or batch grows the read below): a pooled buffer's size is a cap, not a minimum
-            int want = (int)Math.min(Integer.MAX_VALUE / 2,
+            long want = Math.min(segment.capacity(),
                 (long)maxBytes + (from & 4095) + SegmentIndex.INTERVAL + RecordDescriptor.HEADER_LENGTH);
             while (true)
             {
                 final int chunkStart = log.alignDown(from);
-                final int length = log.alignUp(Math.min(want, segment.capacity() - chunkStart));
+                final int length = log.alignUp((int)Math.min(want, segment.capacity() - chunkStart));
                 final PageMemory memory = context.readBuffers().acquire(length);
                 boolean handedOver = false;
                 try
@@ -158,11 +159,12 @@ final class ReadPath
                     if (position >= 0)
                     {
                         handedOver = true;
-                        return collect(buffer, position, limit, maxBytes, () -> context.readBuffers().release(memory));
+                        return collect(buffer, position, limit, maxBytes, () -> context.readBuffers().release(memory),
+                            true, segment, chunkStart);
                     }
                     if (position == NEEDS_MORE && length < segment.capacity() - chunkStart)
                     {
-                        want = length * 2;
+                        want = 2L * length; // long: a damaged length must not wrap the read size to zero
                         continue;
                     }
                     throw new StorageReadException("log '" + log.name() + "': offset " + offset + " not found in " +
@@ -207,15 +209,24 @@ final class ReadPath
             }
             if (offset < first + count)
             {
-                return position + aligned <= limit ? position : NEEDS_MORE;
+                return (long)position + aligned <= limit ? position : NEEDS_MORE;
+            }
+            if ((long)position + aligned > limit)
+            {
+                return NEEDS_MORE;
             }
             position += aligned;
         }
         return NEEDS_MORE;
     }
 
-    private static RecordBatch collect(final DirectBuffer buffer, final int from, final int limit, final int maxBytes,
-        final Runnable release)
+    /**
+     * The records from {@code from}: at least one, at most {@code maxBytes}. Bytes that came from disk are checked
+     * record by record (CRC32C, log id, dense offsets) before a reader sees them: damage below the durable
+     * watermark, which a clean open does not scan, is reported at read, never returned as a record.
+     */
+    private RecordBatch collect(final DirectBuffer buffer, final int from, final int limit, final int maxBytes,
+        final Runnable release, final boolean verify, final Segment segment, final int base)
     {
         int position = from;
         int count = 0;
@@ -228,16 +239,31 @@ final class ReadPath
                 break;
             }
             final int aligned = RecordDescriptor.alignedLength(length);
-            if (position + aligned > limit || (count > 0 && position + aligned - from > maxBytes))
+            if ((long)position + aligned > limit || (count > 0 && (long)position + aligned - from > maxBytes))
             {
                 break;
             }
-            next = buffer.getLong(position + RecordDescriptor.OFFSET_OFFSET) +
-                buffer.getInt(position + RecordDescriptor.COUNT_OFFSET);
+            final long first = buffer.getLong(position + RecordDescriptor.OFFSET_OFFSET);
+            if (verify && (count > 0 && first != next || !intact(buffer, position, length)))
+            {
+                release.run();
+                throw new StorageReadException("log '" + log.name() + "': the record at position " + (base + position) +
+                    " of " + segment.path().getFileName() + " (offset " + (count > 0 ? next : first) +
+                    ") fails its checks (CRC32C, log id or offset): corruption below the durable watermark");
+            }
+            next = first + buffer.getInt(position + RecordDescriptor.COUNT_OFFSET);
             position += aligned;
             count++;
         }
         return new SegmentRecordBatch(buffer, from, position, count, next, release);
+    }
+
+    private boolean intact(final DirectBuffer buffer, final int position, final int length)
+    {
+        return buffer.getInt(position + RecordDescriptor.LOG_ID_OFFSET) == log.recordLogId() &&
+            buffer.getInt(position + RecordDescriptor.COUNT_OFFSET) >= 1 &&
+            buffer.getInt(position + RecordDescriptor.CRC_OFFSET) == Checksums.crc32c(buffer,
+                position + RecordDescriptor.CRC_COVERAGE_OFFSET, length - RecordDescriptor.CRC_COVERAGE_OFFSET);
     }
 
     /** Reads a whole rolled segment into a cache page when that is worth it; true when a page is now resident. */

@@ -96,7 +96,7 @@ public final class RecordScanner
             {
                 return invalid("length " + length + " runs past the segment end");
             }
-            if (position + aligned > limit)
+            if ((long)position + aligned > limit)
             {
                 stop = Stop.LIMIT;
                 return stop;
