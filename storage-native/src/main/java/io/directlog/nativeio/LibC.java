@@ -40,6 +40,12 @@ final class LibC
 
     static final int F_GETFL = 3;
 
+    static final int PROT_READ = 0x1;
+    static final int PROT_WRITE = 0x2;
+    static final int MAP_PRIVATE = 0x02;
+    static final int MAP_ANONYMOUS = 0x20;
+    static final long MAP_FAILED = -1L;
+
     static
     {
         Native.register(LibC.class, NativeLibrary.getInstance(com.sun.jna.Platform.C_LIBRARY_NAME));
@@ -96,4 +102,8 @@ final class LibC
     static native void free(long ptr);
 
     static native long memset(long ptr, int c, long n);
+
+    static native long mmap(long addr, long length, int prot, int flags, int fd, long offset);
+
+    static native int munmap(long addr, long length);
 }

@@ -104,7 +104,22 @@ class AlignedMemoryTest
         final NativeMemoryException ex = assertThrows(NativeMemoryException.class,
             () -> AlignedMemory.allocate(1L << 62, 4096));
         assertEquals(Errno.ENOMEM, ex.errno());
-        assertTrue(ex.getMessage().contains("posix_memalign"), ex::getMessage);
+        assertTrue(ex.getMessage().contains("mmap"), ex::getMessage); // large blocks are anonymous mappings
+    }
+
+    @Test
+    void largeBlockIsPageAlignedZeroedAndWritable()
+    {
+        try (AlignedMemory m = AlignedMemory.allocate(64L << 20, 4096))
+        {
+            assertEquals(0, m.address() % 4096);
+            assertEquals(0, m.buffer().getLong(0));
+            assertEquals(0, m.buffer().getLong((64 << 20) - 8));
+            m.buffer().putLong(32 << 20, 42);
+            assertEquals(42, m.buffer().getLong(32 << 20));
+            m.zero();
+            assertEquals(0, m.buffer().getLong(32 << 20));
+        }
     }
 
     @Test

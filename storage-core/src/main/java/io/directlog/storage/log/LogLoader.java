@@ -592,17 +592,21 @@ final class LogLoader
     }
 
     /**
-     * A headerless (blank) file below a segment with records is a hole: the taken segment's first write was lost
-     * in a crash (a volatile cache) while a later segment's survived. The log ends before the hole: the segments
-     * after it are recycled and their records counted as dropped. Blank files behind the head exist in no other
-     * case (the writer takes prepared files in sequence order and an open deletes such files).
+     * A headerless (blank) file below every segment with records, while the first of those does not start at
+     * offset 0, is a hole: that taken segment's first write was lost in a crash (a volatile cache) while a later
+     * segment's survived, so the log would open starting above 0. The segments after it are recycled and their
+     * records counted as dropped. A blank file can also be a prepared file that failed to open (an I/O error) and
+     * was skipped: then the next segment starts where the log did, so it is left alone. A blank file between two
+     * segments is checked by recoverCrash's contiguity check (the previous segment's end against the next base).
+     * Limitation: retention that deleted every segment below such a skipped file would look like a hole here.
      *
      * @return true when segments were dropped.
      */
     private boolean dropAfterBlank(final List<Segment> used, final List<Long> blank, final LogMeta meta)
         throws IOException
     {
-        if (used.isEmpty() || blank.isEmpty() || blank.get(0) > used.get(used.size() - 1).sequence())
+        if (used.isEmpty() || blank.isEmpty() || blank.get(0) > used.get(0).sequence() ||
+            used.get(0).baseOffset() == 0)
         {
             return false;
         }

@@ -94,6 +94,7 @@ public final class SimulatedBlockIo implements BlockIo
      * @param path a file.
      * @return true when the file exists now.
      */
+    @Override
     public synchronized boolean exists(final Path path)
     {
         return names.containsKey(path);
@@ -222,6 +223,22 @@ public final class SimulatedBlockIo implements BlockIo
             if (dir.equals(p.getParent()))
             {
                 out.add(p);
+            }
+        }
+        out.sort(null);
+        return out;
+    }
+
+    @Override
+    public synchronized List<Path> listDirectories(final Path dir)
+    {
+        trace.add(IoCall.other());
+        final List<Path> out = new ArrayList<>();
+        for (final Path d : dirs)
+        {
+            if (dir.equals(d.getParent()))
+            {
+                out.add(d);
             }
         }
         out.sort(null);

@@ -1,0 +1,129 @@
+package io.directlog.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.directlog.storage.io.BlockFile;
+import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.io.FileMode;
+import io.directlog.storage.io.NativeBlockIo;
+
+/** The engine asks its BlockIo, never the filesystem, whether files exist and which logs there are. */
+class FileChecksThroughBlockIoTest
+{
+    @Test
+    @Timeout(60)
+    void existenceChecksAndLogListingGoThroughTheBlockIo() throws Exception
+    {
+        final Path dir = TestDirs.create("checks-through-blockio");
+        final RecordingBlockIo io = new RecordingBlockIo(new NativeBlockIo(4096));
+        final StoreConfig config = StoreConfig.builder(dir).memoryBudget(64L << 20).writerThreads(1).blockIo(io)
+            .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).build()).build();
+        try (LogStore store = LogStore.open(config))
+        {
+            store.log("a").append("x".getBytes()).join();
+        }
+        try (LogStore store = LogStore.open(config))
+        {
+            store.log("a");
+            assertEquals(Set.of("a"), store.logNames());
+            assertTrue(store.deleteLog("a"));
+            assertFalse(store.logNames().contains("a"));
+        }
+        assertTrue(io.checked.contains("log.meta"), () -> "exists() calls: " + io.checked);
+        assertTrue(io.checked.stream().anyMatch(n -> n.startsWith("checkpoint")), () -> "exists(): " + io.checked);
+        assertTrue(io.checked.stream().anyMatch(n -> n.endsWith(".idx") || n.contains("index")),
+            () -> "exists(): " + io.checked);
+        assertTrue(io.listedDirectories > 0, "logNames/deleteLog did not list through the BlockIo");
+    }
+
+    private static final class RecordingBlockIo implements BlockIo
+    {
+        private final BlockIo delegate;
+        final Set<String> checked = ConcurrentHashMap.newKeySet();
+        volatile int listedDirectories;
+
+        RecordingBlockIo(final BlockIo delegate)
+        {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public boolean exists(final Path path) throws IOException
+        {
+            checked.add(path.getFileName().toString());
+            return delegate.exists(path);
+        }
+
+        @Override
+        public List<Path> listDirectories(final Path dir) throws IOException
+        {
+            listedDirectories++;
+            return delegate.listDirectories(dir);
+        }
+
+        @Override
+        public BlockFile open(final Path path, final FileMode mode, final boolean create) throws IOException
+        {
+            return delegate.open(path, mode, create);
+        }
+
+        @Override
+        public void rename(final Path from, final Path to) throws IOException
+        {
+            delegate.rename(from, to);
+        }
+
+        @Override
+        public void delete(final Path path) throws IOException
+        {
+            delegate.delete(path);
+        }
+
+        @Override
+        public List<Path> list(final Path dir) throws IOException
+        {
+            return delegate.list(dir);
+        }
+
+        @Override
+        public void createDirectories(final Path dir) throws IOException
+        {
+            delegate.createDirectories(dir);
+        }
+
+        @Override
+        public void syncDirectory(final Path dir) throws IOException
+        {
+            delegate.syncDirectory(dir);
+        }
+
+        @Override
+        public int alignment()
+        {
+            return delegate.alignment();
+        }
+
+        @Override
+        public boolean isDirect()
+        {
+            return delegate.isDirect();
+        }
+
+        @Override
+        public String describe()
+        {
+            return "recording " + delegate.describe();
+        }
+    }
+}
