@@ -328,6 +328,11 @@ final class PowerLossChecker
         }
         catch (final StorageReadException e)
         {
+            if (e.getMessage() != null && e.getMessage().contains("fails its checks"))
+            {
+                // garbage the open did not scan, caught by the read-time check: detected, never served
+                throw new CorruptLogException(e.getMessage(), e);
+            }
             if (log instanceof DefaultLog d && d.segments().length > 1 &&
                 at < d.segments()[d.segments().length - 1].baseOffset())
             {
