@@ -14,7 +14,7 @@ import org.agrona.DirectBuffer;
  */
 public final class Checksums
 {
-    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+    private static final ThreadLocal<Calculator> SCRATCH = ThreadLocal.withInitial(Calculator::new);
 
     private Checksums()
     {
@@ -28,43 +28,58 @@ public final class Checksums
      */
     public static int crc32c(final DirectBuffer buffer, final int index, final int length)
     {
-        final Scratch scratch = SCRATCH.get();
-        final CRC32C crc = scratch.crc;
-        crc.reset();
-        final ByteBuffer bb = buffer.byteBuffer();
-        if (bb != null)
+        return SCRATCH.get().crc32c(buffer, index, length);
+    }
+
+    /**
+     * A CRC32C calculator that one thread keeps: the writer computes one per record, and a ThreadLocal lookup
+     * per call cost as much as the checksum of a small record.
+     * <p>
+     * Not thread-safe.
+     */
+    public static final class Calculator
+    {
+        private final CRC32C crc = new CRC32C();
+        private ByteBuffer source;
+        private ByteBuffer view;
+
+        /**
+         * @param buffer a buffer wrapping a direct ByteBuffer or a byte array.
+         * @param index  the first byte.
+         * @param length how many bytes.
+         * @return the CRC32C of those bytes.
+         */
+        public int crc32c(final DirectBuffer buffer, final int index, final int length)
         {
-            final ByteBuffer view = scratch.view(bb);
-            final int base = (int)(buffer.addressOffset() - BufferUtil.address(bb));
-            view.limit(base + index + length).position(base + index);
-            crc.update(view);
-        }
-        else
-        {
-            final byte[] array = buffer.byteArray();
-            if (array != null)
+            crc.reset();
+            final ByteBuffer bb = buffer.byteBuffer();
+            if (bb != null)
             {
-                final int base = (int)(buffer.addressOffset() - BufferUtil.ARRAY_BASE_OFFSET);
-                crc.update(array, base + index, length);
+                final ByteBuffer v = view(bb);
+                final int base = (int)(buffer.addressOffset() - BufferUtil.address(bb));
+                v.limit(base + index + length).position(base + index);
+                crc.update(v);
             }
             else
             {
-                for (int i = 0; i < length; i++)
+                final byte[] array = buffer.byteArray();
+                if (array != null)
                 {
-                    crc.update(buffer.getByte(index + i));
+                    final int base = (int)(buffer.addressOffset() - BufferUtil.ARRAY_BASE_OFFSET);
+                    crc.update(array, base + index, length);
+                }
+                else
+                {
+                    for (int i = 0; i < length; i++)
+                    {
+                        crc.update(buffer.getByte(index + i));
+                    }
                 }
             }
+            return (int)crc.getValue();
         }
-        return (int)crc.getValue();
-    }
 
-    private static final class Scratch
-    {
-        final CRC32C crc = new CRC32C();
-        ByteBuffer source;
-        ByteBuffer view;
-
-        ByteBuffer view(final ByteBuffer bb)
+        private ByteBuffer view(final ByteBuffer bb)
         {
             if (bb != source)
             {

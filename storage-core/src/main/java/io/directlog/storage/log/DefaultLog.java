@@ -1,6 +1,8 @@
 package io.directlog.storage.log;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,6 +60,19 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private static final System.Logger LOG = System.getLogger(DefaultLog.class.getName());
     /** The syncer persists the active segment's index once it grew by this many entries (16 MiB of records). */
     private static final int ACTIVE_INDEX_PERSIST_ENTRIES = 4096;
+    private static final VarHandle END_OFFSET;
+
+    static
+    {
+        try
+        {
+            END_OFFSET = MethodHandles.lookup().findVarHandle(DefaultLog.class, "endOffset", long.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final String name;
     private final Path dir;
@@ -100,6 +115,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private CachePage page;
     private UnsafeBuffer pageBuffer;
     private ByteBuffer pageBytes;
+    private final Checksums.Calculator crc = new Checksums.Calculator();
     private int writePosition;
     private int flushedPosition;
     private long nextOffset;
@@ -109,8 +125,6 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private int lastRecordPosition = -1;
     private long lastRecordOffset = -1;
     private final ArrayDeque<Segment> invisibleRolled = new ArrayDeque<>();
-    private long memoryAcks;
-    private long memoryAckBytes;
     private boolean rolledWithUnsyncedDirect;
     private long firstDirtyNanos;
     private int recordsSinceFlush;
@@ -379,7 +393,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     @Override
     public LogStats stats()
     {
-        return new LogStats(memoryAcks + acks.completed(), memoryAckBytes + acks.completedBytes(), flushes, flushedRecords, rolls, stalls, syncs,
+        return new LogStats(acks.completed(), acks.completedBytes(), flushes, flushedRecords, rolls, stalls, syncs,
             readPath.hits(), readPath.misses());
     }
 
@@ -547,7 +561,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         buffer.putInt(position + RecordDescriptor.COUNT_OFFSET, recordCount);
         buffer.putInt(position + RecordDescriptor.LOG_ID_OFFSET, recordLogId);
         buffer.putBytes(position + RecordDescriptor.HEADER_LENGTH, source, index, length);
-        buffer.putInt(position + RecordDescriptor.CRC_OFFSET, Checksums.crc32c(buffer,
+        buffer.putInt(position + RecordDescriptor.CRC_OFFSET, crc.crc32c(buffer,
             position + RecordDescriptor.CRC_COVERAGE_OFFSET, recordLength - RecordDescriptor.CRC_COVERAGE_OFFSET));
         buffer.putIntRelease(position + RecordDescriptor.LENGTH_OFFSET, recordLength); // release: record before length
         activeSegment.index().onRecord(offset, position, timestamp);
@@ -556,27 +570,16 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         lastRecordOffset = offset;
         nextOffset = offset + recordCount;
         writePosition = position + aligned;
-        endOffset = nextOffset;
+        END_OFFSET.setRelease(this, nextOffset); // no StoreLoad fence per record: readers need only ordering
         if (recordsSinceFlush++ == 0)
         {
             firstDirtyNanos = System.nanoTime();
         }
         final Durability effective = durability == Durability.DIRECT && context.copyOnWrite() ?
             Durability.DSYNC : durability;
-        if (config.durability() == Durability.MEMORY)
-        {
-            publishVisible(writePosition, nextOffset);
-        }
-        if (effective == Durability.MEMORY && acks.isEmpty())
-        {
-            memoryAcks++;
-            memoryAckBytes += length;
-            callback.onComplete(offset, null);
-        }
-        else
-        {
-            acks.add(callback, offset, effective, length);
-        }
+        // MEMORY acknowledgements (and a MEMORY log's visibility) wait for the end of the writer's batch, see
+        // onDutyCycle: one publication per batch instead of several fenced stores per record
+        acks.add(callback, offset, effective, length);
         if (writePosition - alignDown(flushedPosition) >= config.flushBytes() * 4L && acks.durable() == 0)
         {
             flush(); // bound the dirty bytes a MEMORY burst leaves behind
@@ -594,6 +597,12 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         if (page == null || writePosition == flushedPosition)
         {
             return 0;
+        }
+        if (acks.durable() == 0 && !acks.isEmpty())
+        {
+            // only MEMORY appends wait: what they copied becomes visible (on a MEMORY log), then they complete
+            publishMemoryVisible();
+            acks.completeAll();
         }
         if (acks.durable() > 0 || writePosition - flushedPosition >= config.flushBytes() ||
             nowNanos - firstDirtyNanos >= config.flushInterval().toNanos() || closing)
@@ -645,6 +654,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     {
         if (writePosition == flushedPosition)
         {
+            publishMemoryVisible();
             acks.completeAll();
             return;
         }
@@ -712,7 +722,17 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             // rewrote or synced every earlier DIRECT write); MEMORY logs showed it at the copy
             publishVisible(written);
         }
+        publishMemoryVisible();
         acks.completeAll();
+    }
+
+    /** On a MEMORY log, makes everything copied visible; a MEMORY acknowledgement never precedes its visibility. */
+    private void publishMemoryVisible()
+    {
+        if (config.durability() == Durability.MEMORY && visibleEndOffset != nextOffset)
+        {
+            publishVisible(writePosition, nextOffset);
+        }
     }
 
     /** Makes records up to {@code w} visible: rolled segments it passes first, then the active one. Writer only. */
