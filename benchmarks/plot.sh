@@ -8,7 +8,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 jar=benchmarks/target/benchmarks.jar
 if [[ ! -f "$jar" ]] || [[ -n "$(find benchmarks/src/main benchmarks/pom.xml -newer "$jar" -type f -print -quit)" ]]; then
-  mvn -q -pl benchmarks package -DskipTests
+  mvn -q -pl benchmarks -am package -DskipTests
 fi
 if [[ $# -eq 0 ]]; then
   set -- docs/benchmarks/results-*.json

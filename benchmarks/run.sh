@@ -18,7 +18,7 @@ java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 jar="${DIRECTLOG_BENCH_JAR:-benchmarks/target/benchmarks.jar}"
 if [[ -z "${DIRECTLOG_BENCH_JAR:-}" ]]; then
   if [[ ! -f "$jar" ]] || [[ -n "$(find benchmarks/src/main benchmarks/pom.xml -newer "$jar" -type f -print -quit)" ]]; then
-    mvn -q -pl benchmarks package -DskipTests
+    mvn -q -pl benchmarks -am package -DskipTests  # -am: the engine as it is in this tree, never a stale installed copy
   fi
 fi
 jdk="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"

@@ -59,20 +59,48 @@ final class EngineFixture implements AutoCloseable
     }
 
     /**
-     * Appends seeded records until {@code bytes} of payload are written: closed loop, MEMORY acknowledgements,
-     * the store's close or reopen makes them durable.
+     * Appends seeded records until {@code bytes} of payload are written: pipelined (at most
+     * {@link EngineAppendPipelinedBenchmark#WINDOW} unacknowledged), MEMORY acknowledgements; the store's close or
+     * reopen makes them durable.
      *
      * @return the log's end offset.
      */
     long fill(final long bytes, final int recordSize)
     {
         final UnsafeBuffer record = directRecord(recordSize);
-        final Completion completion = new Completion();
+        final java.util.concurrent.atomic.AtomicLong acknowledged = new java.util.concurrent.atomic.AtomicLong();
+        final java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+            new java.util.concurrent.atomic.AtomicReference<>();
+        final io.directlog.storage.AppendCallback callback = (offset, error) ->
+        {
+            if (error != null)
+            {
+                failure.compareAndSet(null, error);
+            }
+            acknowledged.incrementAndGet();
+        };
+        long sent = 0;
         for (long written = 0; written < bytes; written += recordSize)
         {
-            completion.arm();
-            log.append(record, 0, recordSize, Durability.MEMORY, completion);
-            completion.await();
+            while (sent - acknowledged.get() >= EngineAppendPipelinedBenchmark.WINDOW)
+            {
+                Thread.yield();
+            }
+            log.append(record, 0, recordSize, Durability.MEMORY, callback);
+            sent++;
+        }
+        final long deadline = System.nanoTime() + Completion.TIMEOUT_NANOS;
+        while (acknowledged.get() < sent)
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException("fill: appends not acknowledged within 30 s");
+            }
+            Thread.yield();
+        }
+        if (failure.get() != null)
+        {
+            throw new IllegalStateException("fill: an append failed: " + failure.get(), failure.get());
         }
         return log.endOffset();
     }

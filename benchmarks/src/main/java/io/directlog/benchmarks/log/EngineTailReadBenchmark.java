@@ -24,7 +24,7 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * A consumer following the tail from the cache: one {@code @Group} thread appends 100 B MEMORY records as fast
- * as it is acknowledged, one reads behind it with {@code log.read(next, 64 KiB)} and, when caught up,
+ * as the engine takes them (pipelined, as {@link EngineAppendPipelinedBenchmark}), one reads behind it with {@code log.read(next, 64 KiB)} and, when caught up,
  * {@code log.awaitAppend(next, 1 ms)}. The read side's {@link ReadCounters} give records read per second
  * ({@code records}) and reads that found nothing new ({@code emptyPolls}).
  * <p>
@@ -58,21 +58,6 @@ public class EngineTailReadBenchmark extends AbstractBenchmarkBase
         fixture.close();
     }
 
-    /** The writer's record and completion. */
-    @State(Scope.Thread)
-    public static class Writer
-    {
-        org.agrona.concurrent.UnsafeBuffer record;
-        Completion completion;
-
-        /** Prepares the record on the writer's thread. */
-        @Setup(Level.Trial)
-        public void init()
-        {
-            record = EngineFixture.directRecord(RECORD_SIZE);
-            completion = new Completion();
-        }
-    }
 
     /** The reader's position. */
     @State(Scope.Thread)
@@ -103,15 +88,13 @@ public class EngineTailReadBenchmark extends AbstractBenchmarkBase
         }
     }
 
-    /** @param w the writer's state. @return the record's offset. */
+    /** @param w the writer's state. @return appends it made. */
     @Benchmark
     @Group("tail")
     @GroupThreads(1)
-    public long writer(final Writer w)
+    public long writer(final EngineAppendPipelinedBenchmark.Producer w)
     {
-        w.completion.arm();
-        log.append(w.record, 0, RECORD_SIZE, Durability.MEMORY, w.completion);
-        return w.completion.await();
+        return w.append(log, Durability.MEMORY);
     }
 
     /**
