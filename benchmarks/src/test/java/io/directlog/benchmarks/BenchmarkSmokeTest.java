@@ -52,7 +52,8 @@ class BenchmarkSmokeTest
         Map.entry("peers.MappedBufferAppendBenchmark", Map.of("recordSize", "00100")),
         Map.entry("peers.ChronicleQueueBenchmark", Map.of("sync", "true", "recordSize", "00100")),
         Map.entry("raw.RawOverwriteBenchmark", Map.of("impl", "nativeio", "sync", "DSYNC")),
-        Map.entry("raw.RawSequentialBenchmark", Map.of("impl", "nativeio")));
+        Map.entry("raw.RawSequentialBenchmark", Map.of("impl", "nativeio")),
+        Map.entry("raw.RawReadBenchmark", Map.of("io", "buffered-cold", "chunk", "0065536", "access", "random")));
 
     private static final String PACKAGE = "io.directlog.benchmarks.";
 

@@ -13,9 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.directlog.storage.io.BlockFile;
 import io.directlog.storage.io.BlockIo;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.io.DelegatingBlockIo;
 import io.directlog.storage.io.NativeBlockIo;
 
 /** The engine asks its BlockIo, never the filesystem, whether files exist and which logs there are. */
@@ -47,83 +46,34 @@ class FileChecksThroughBlockIoTest
         assertTrue(io.listedDirectories > 0, "logNames/deleteLog did not list through the BlockIo");
     }
 
-    private static final class RecordingBlockIo implements BlockIo
+    private static final class RecordingBlockIo extends DelegatingBlockIo
     {
-        private final BlockIo delegate;
         final Set<String> checked = ConcurrentHashMap.newKeySet();
         volatile int listedDirectories;
 
         RecordingBlockIo(final BlockIo delegate)
         {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public boolean exists(final Path path) throws IOException
         {
             checked.add(path.getFileName().toString());
-            return delegate.exists(path);
+            return delegate().exists(path);
         }
 
         @Override
         public List<Path> listDirectories(final Path dir) throws IOException
         {
             listedDirectories++;
-            return delegate.listDirectories(dir);
-        }
-
-        @Override
-        public BlockFile open(final Path path, final FileMode mode, final boolean create) throws IOException
-        {
-            return delegate.open(path, mode, create);
-        }
-
-        @Override
-        public void rename(final Path from, final Path to) throws IOException
-        {
-            delegate.rename(from, to);
-        }
-
-        @Override
-        public void delete(final Path path) throws IOException
-        {
-            delegate.delete(path);
-        }
-
-        @Override
-        public List<Path> list(final Path dir) throws IOException
-        {
-            return delegate.list(dir);
-        }
-
-        @Override
-        public void createDirectories(final Path dir) throws IOException
-        {
-            delegate.createDirectories(dir);
-        }
-
-        @Override
-        public void syncDirectory(final Path dir) throws IOException
-        {
-            delegate.syncDirectory(dir);
-        }
-
-        @Override
-        public int alignment()
-        {
-            return delegate.alignment();
-        }
-
-        @Override
-        public boolean isDirect()
-        {
-            return delegate.isDirect();
+            return delegate().listDirectories(dir);
         }
 
         @Override
         public String describe()
         {
-            return "recording " + delegate.describe();
+            return "recording " + delegate().describe();
         }
     }
 }

@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -18,6 +16,8 @@ import org.junit.jupiter.api.Timeout;
 
 import io.directlog.storage.io.BlockFile;
 import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.io.DelegatingBlockFile;
+import io.directlog.storage.io.DelegatingBlockIo;
 import io.directlog.storage.io.FileMode;
 import io.directlog.storage.io.NativeBlockIo;
 
@@ -46,9 +46,8 @@ class PreparerCloseRaceTest
     }
 
     /** Holds the preparer's first DSYNC open of a segment until released; tracks every file still open. */
-    private static final class GatedBlockIo implements BlockIo
+    private static final class GatedBlockIo extends DelegatingBlockIo
     {
-        private final BlockIo delegate;
         final Set<BlockFile> open = ConcurrentHashMap.newKeySet();
         final CountDownLatch preparerInOpen = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
@@ -56,13 +55,13 @@ class PreparerCloseRaceTest
 
         GatedBlockIo(final BlockIo delegate)
         {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public BlockFile open(final Path path, final FileMode mode, final boolean create) throws IOException
         {
-            final BlockFile file = new Tracked(delegate.open(path, mode, create));
+            final BlockFile file = new Tracked(delegate().open(path, mode, create));
             open.add(file);
             if (mode == FileMode.DIRECT_DSYNC && Thread.currentThread().getName().equals("directlog-segment-preparer") &&
                 gated.compareAndSet(false, true))
@@ -81,117 +80,29 @@ class PreparerCloseRaceTest
         }
 
         @Override
-        public void rename(final Path from, final Path to) throws IOException
-        {
-            delegate.rename(from, to);
-        }
-
-        @Override
-        public void delete(final Path path) throws IOException
-        {
-            delegate.delete(path);
-        }
-
-        @Override
-        public List<Path> list(final Path dir) throws IOException
-        {
-            return delegate.list(dir);
-        }
-
-        @Override
-        public void createDirectories(final Path dir) throws IOException
-        {
-            delegate.createDirectories(dir);
-        }
-
-        @Override
-        public void syncDirectory(final Path dir) throws IOException
-        {
-            delegate.syncDirectory(dir);
-        }
-
-        @Override
-        public int alignment()
-        {
-            return delegate.alignment();
-        }
-
-        @Override
-        public boolean isDirect()
-        {
-            return delegate.isDirect();
-        }
-
-        @Override
         public String describe()
         {
-            return "gated " + delegate.describe();
+            return "gated " + delegate().describe();
         }
 
-        private final class Tracked implements BlockFile
+        private final class Tracked extends DelegatingBlockFile
         {
-            private final BlockFile file;
-
             Tracked(final BlockFile file)
             {
-                this.file = file;
-            }
-
-            @Override
-            public Path path()
-            {
-                return file.path();
-            }
-
-            @Override
-            public void write(final ByteBuffer source, final int index, final int length, final long position)
-                throws IOException
-            {
-                file.write(source, index, length, position);
-            }
-
-            @Override
-            public int read(final ByteBuffer target, final int index, final int length, final long position)
-                throws IOException
-            {
-                return file.read(target, index, length, position);
-            }
-
-            @Override
-            public void datasync() throws IOException
-            {
-                file.datasync();
-            }
-
-            @Override
-            public void allocate(final long length) throws IOException
-            {
-                file.allocate(length);
-            }
-
-            @Override
-            public long size() throws IOException
-            {
-                return file.size();
-            }
-
-            @Override
-            public void truncate(final long length) throws IOException
-            {
-                file.truncate(length);
+                super(file);
             }
 
             @Override
             public void close() throws IOException
             {
                 open.remove(this);
-                file.close();
+                delegate().close();
             }
 
             @Override
             public String toString()
             {
-                return file.path().getFileName().toString();
+                return path().getFileName().toString();
             }
         }
     }

@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
+import io.directlog.storage.TestDirs;
+
 /** Test directories of the fault suite, on the build's real filesystem (never tmpfs: O_DIRECT must be real). */
 final class Dirs
 {
@@ -16,9 +18,7 @@ final class Dirs
 
     static Path create(final String name) throws IOException
     {
-        final Path base = Path.of(System.getProperty("directlog.test.dir", "target/test-data"));
-        Files.createDirectories(base);
-        return Files.createTempDirectory(base, name);
+        return TestDirs.create(name);
     }
 
     static void delete(final Path path)

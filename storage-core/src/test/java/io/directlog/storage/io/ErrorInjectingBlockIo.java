@@ -34,7 +34,7 @@ import io.directlog.nativeio.NativeIoException;
  * <p>
  * Thread-safe.
  */
-public final class ErrorInjectingBlockIo implements BlockIo
+public final class ErrorInjectingBlockIo extends DelegatingBlockIo
 {
     /** The kinds of call a rule can hit. */
     public enum Op
@@ -115,7 +115,6 @@ public final class ErrorInjectingBlockIo implements BlockIo
         }
     }
 
-    private final BlockIo delegate;
     private final SplittableRandom random;
     private final List<Rule> rules = new ArrayList<>();
     private final ConcurrentLinkedQueue<Injection> injections = new ConcurrentLinkedQueue<>();
@@ -128,7 +127,7 @@ public final class ErrorInjectingBlockIo implements BlockIo
      */
     public ErrorInjectingBlockIo(final BlockIo delegate, final long seed)
     {
-        this.delegate = delegate;
+        super(delegate);
         this.random = new SplittableRandom(seed);
         for (final Op op : Op.values())
         {
@@ -332,83 +331,45 @@ public final class ErrorInjectingBlockIo implements BlockIo
     public BlockFile open(final Path path, final FileMode mode, final boolean create) throws IOException
     {
         applyGeneric(match(Op.OPEN, path), Op.OPEN, path, "open", -1, -1);
-        return new InjectingFile(delegate.open(path, mode, create));
+        return new InjectingFile(delegate().open(path, mode, create));
     }
 
     @Override
     public void rename(final Path from, final Path to) throws IOException
     {
         applyGeneric(match(Op.RENAME, from), Op.RENAME, from, "rename", -1, -1);
-        delegate.rename(from, to);
-    }
-
-    @Override
-    public void delete(final Path path) throws IOException
-    {
-        delegate.delete(path);
-    }
-
-    @Override
-    public List<Path> list(final Path dir) throws IOException
-    {
-        return delegate.list(dir);
-    }
-
-    @Override
-    public void createDirectories(final Path dir) throws IOException
-    {
-        delegate.createDirectories(dir);
+        delegate().rename(from, to);
     }
 
     @Override
     public void syncDirectory(final Path dir) throws IOException
     {
         applyGeneric(match(Op.SYNC_DIRECTORY, dir), Op.SYNC_DIRECTORY, dir, "fsync", -1, -1);
-        delegate.syncDirectory(dir);
-    }
-
-    @Override
-    public int alignment()
-    {
-        return delegate.alignment();
-    }
-
-    @Override
-    public boolean isDirect()
-    {
-        return delegate.isDirect();
+        delegate().syncDirectory(dir);
     }
 
     @Override
     public String describe()
     {
-        return "error-injecting " + delegate.describe();
+        return "error-injecting " + delegate().describe();
     }
 
     private record Hit(Rule rule, int errno, long stallMillis)
     {
     }
 
-    private final class InjectingFile implements BlockFile
+    private final class InjectingFile extends DelegatingBlockFile
     {
-        private final BlockFile file;
-
         InjectingFile(final BlockFile file)
         {
-            this.file = file;
-        }
-
-        @Override
-        public Path path()
-        {
-            return file.path();
+            super(file);
         }
 
         @Override
         public void write(final ByteBuffer source, final int index, final int length, final long position)
             throws IOException
         {
-            final Hit hit = match(Op.WRITE, file.path());
+            final Hit hit = match(Op.WRITE, path());
             if (hit != null && (hit.rule.effect == Effect.SHORT_WRITE_STUCK ||
                 hit.rule.effect == Effect.SHORT_WRITE_COMPLETED))
             {
@@ -416,62 +377,44 @@ public final class ErrorInjectingBlockIo implements BlockIo
                 final int first = (length / 2) / align * align; // a real O_DIRECT short write ends on a block
                 if (first > 0)
                 {
-                    file.write(source, index, first, position);
+                    delegate().write(source, index, first, position);
                 }
                 if (hit.rule.effect == Effect.SHORT_WRITE_STUCK)
                 {
-                    throw recorded(hit, Op.WRITE, file.path(), new NativeIoException("pwrite", file.path(), 0,
+                    throw recorded(hit, Op.WRITE, path(), new NativeIoException("pwrite", path(), 0,
                         position + first, length - first, "wrote 0 bytes after " + first));
                 }
-                record(hit, Op.WRITE, file.path());
-                file.write(source, index + first, length - first, position + first);
+                record(hit, Op.WRITE, path());
+                delegate().write(source, index + first, length - first, position + first);
                 return;
             }
-            applyGeneric(hit, Op.WRITE, file.path(), "pwrite", position, length);
-            file.write(source, index, length, position);
+            applyGeneric(hit, Op.WRITE, path(), "pwrite", position, length);
+            delegate().write(source, index, length, position);
         }
 
         @Override
         public int read(final ByteBuffer target, final int index, final int length, final long position)
             throws IOException
         {
-            applyGeneric(match(Op.READ, file.path()), Op.READ, file.path(), "pread", position, length);
-            return file.read(target, index, length, position);
+            applyGeneric(match(Op.READ, path()), Op.READ, path(), "pread", position, length);
+            return delegate().read(target, index, length, position);
         }
 
         @Override
         public void datasync() throws IOException
         {
-            if (applyGeneric(match(Op.DATASYNC, file.path()), Op.DATASYNC, file.path(), "fdatasync", -1, -1))
+            if (applyGeneric(match(Op.DATASYNC, path()), Op.DATASYNC, path(), "fdatasync", -1, -1))
             {
                 return;
             }
-            file.datasync();
+            delegate().datasync();
         }
 
         @Override
         public void allocate(final long length) throws IOException
         {
-            applyGeneric(match(Op.ALLOCATE, file.path()), Op.ALLOCATE, file.path(), "fallocate", 0, length);
-            file.allocate(length);
-        }
-
-        @Override
-        public long size() throws IOException
-        {
-            return file.size();
-        }
-
-        @Override
-        public void truncate(final long length) throws IOException
-        {
-            file.truncate(length);
-        }
-
-        @Override
-        public void close() throws IOException
-        {
-            file.close();
+            applyGeneric(match(Op.ALLOCATE, path()), Op.ALLOCATE, path(), "fallocate", 0, length);
+            delegate().allocate(length);
         }
     }
 }

@@ -5,6 +5,7 @@ import io.directlog.nativeio.NativeFile;
 import io.directlog.nativeio.OpenFlags;
 import io.directlog.storage.io.BlockFile;
 import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.io.DelegatingBlockIo;
 import io.directlog.storage.io.FileMode;
 import io.directlog.storage.log.SegmentFiles;
 
@@ -21,15 +22,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * with an unwritten extent would lose acknowledged DIRECT writes in a crash (they read back as zeros until a
  * journal commit), so any such extent is a violation.
  */
-final class FiemapCheckingBlockIo implements BlockIo
+final class FiemapCheckingBlockIo extends DelegatingBlockIo
 {
-    private final BlockIo delegate;
     final AtomicLong segmentsChecked = new AtomicLong();
     final Queue<String> violations = new ConcurrentLinkedQueue<>();
 
     FiemapCheckingBlockIo(final BlockIo delegate)
     {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     @Override
@@ -44,7 +44,7 @@ final class FiemapCheckingBlockIo implements BlockIo
                 violations.add(unwritten);
             }
         }
-        return delegate.open(path, mode, create);
+        return delegate().open(path, mode, create);
     }
 
     /**
@@ -80,50 +80,8 @@ final class FiemapCheckingBlockIo implements BlockIo
     }
 
     @Override
-    public void rename(final Path from, final Path to) throws IOException
-    {
-        delegate.rename(from, to);
-    }
-
-    @Override
-    public void delete(final Path path) throws IOException
-    {
-        delegate.delete(path);
-    }
-
-    @Override
-    public List<Path> list(final Path dir) throws IOException
-    {
-        return delegate.list(dir);
-    }
-
-    @Override
-    public void createDirectories(final Path dir) throws IOException
-    {
-        delegate.createDirectories(dir);
-    }
-
-    @Override
-    public void syncDirectory(final Path dir) throws IOException
-    {
-        delegate.syncDirectory(dir);
-    }
-
-    @Override
-    public int alignment()
-    {
-        return delegate.alignment();
-    }
-
-    @Override
-    public boolean isDirect()
-    {
-        return delegate.isDirect();
-    }
-
-    @Override
     public String describe()
     {
-        return delegate.describe() + " (FIEMAP-checked)";
+        return delegate().describe() + " (FIEMAP-checked)";
     }
 }

@@ -7,6 +7,8 @@ import java.util.List;
 
 import io.directlog.storage.io.BlockFile;
 import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.io.DelegatingBlockFile;
+import io.directlog.storage.io.DelegatingBlockIo;
 import io.directlog.storage.io.FileMode;
 
 /**
@@ -17,9 +19,8 @@ import io.directlog.storage.io.FileMode;
  * <p>
  * Thread-safe.
  */
-public final class GatedBlockIo implements BlockIo
+public final class GatedBlockIo extends DelegatingBlockIo
 {
-    private final BlockIo delegate;
     private final String threadName;
     private boolean open;
 
@@ -29,7 +30,7 @@ public final class GatedBlockIo implements BlockIo
      */
     public GatedBlockIo(final BlockIo delegate, final String threadName)
     {
-        this.delegate = delegate;
+        super(delegate);
         this.threadName = threadName;
     }
 
@@ -68,75 +69,55 @@ public final class GatedBlockIo implements BlockIo
     public BlockFile open(final Path path, final FileMode mode, final boolean create) throws IOException
     {
         pass();
-        return new GatedFile(delegate.open(path, mode, create));
+        return new GatedFile(delegate().open(path, mode, create));
     }
 
     @Override
     public void rename(final Path from, final Path to) throws IOException
     {
         pass();
-        delegate.rename(from, to);
+        delegate().rename(from, to);
     }
 
     @Override
     public void delete(final Path path) throws IOException
     {
         pass();
-        delegate.delete(path);
+        delegate().delete(path);
     }
 
     @Override
     public List<Path> list(final Path dir) throws IOException
     {
         pass();
-        return delegate.list(dir);
+        return delegate().list(dir);
     }
 
     @Override
     public void createDirectories(final Path dir) throws IOException
     {
         pass();
-        delegate.createDirectories(dir);
+        delegate().createDirectories(dir);
     }
 
     @Override
     public void syncDirectory(final Path dir) throws IOException
     {
         pass();
-        delegate.syncDirectory(dir);
-    }
-
-    @Override
-    public int alignment()
-    {
-        return delegate.alignment();
-    }
-
-    @Override
-    public boolean isDirect()
-    {
-        return delegate.isDirect();
+        delegate().syncDirectory(dir);
     }
 
     @Override
     public String describe()
     {
-        return "gated " + delegate.describe();
+        return "gated " + delegate().describe();
     }
 
-    private final class GatedFile implements BlockFile
+    private final class GatedFile extends DelegatingBlockFile
     {
-        private final BlockFile file;
-
         GatedFile(final BlockFile file)
         {
-            this.file = file;
-        }
-
-        @Override
-        public Path path()
-        {
-            return file.path();
+            super(file);
         }
 
         @Override
@@ -144,7 +125,7 @@ public final class GatedBlockIo implements BlockIo
             throws IOException
         {
             pass();
-            file.write(source, index, length, position);
+            delegate().write(source, index, length, position);
         }
 
         @Override
@@ -152,42 +133,42 @@ public final class GatedBlockIo implements BlockIo
             throws IOException
         {
             pass();
-            return file.read(target, index, length, position);
+            return delegate().read(target, index, length, position);
         }
 
         @Override
         public void datasync() throws IOException
         {
             pass();
-            file.datasync();
+            delegate().datasync();
         }
 
         @Override
         public void allocate(final long length) throws IOException
         {
             pass();
-            file.allocate(length);
+            delegate().allocate(length);
         }
 
         @Override
         public long size() throws IOException
         {
             pass();
-            return file.size();
+            return delegate().size();
         }
 
         @Override
         public void truncate(final long length) throws IOException
         {
             pass();
-            file.truncate(length);
+            delegate().truncate(length);
         }
 
         @Override
         public void close() throws IOException
         {
             pass();
-            file.close();
+            delegate().close();
         }
     }
 }
