@@ -628,6 +628,17 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         if (!failureLogged)
         {
             failureLogged = true;
+            if (Thread.currentThread() == context.writer().thread())
+            {
+                // never on the writer: formatting and printing a stack trace (a blocking stderr pipe, the console
+                // handler's lock held by another thread) took over 100 ms on a loaded machine while appends still
+                // queued behind the failure waited to be failed
+                final Thread logger = new Thread(() -> LOG.log(System.Logger.Level.ERROR, e.getMessage(),
+                    e.getCause()), "directlog-failure-log");
+                logger.setDaemon(true);
+                logger.start();
+                return;
+            }
             LOG.log(System.Logger.Level.ERROR, e.getMessage(), e.getCause());
         }
     }

@@ -1,6 +1,7 @@
 package io.directlog.storage.log;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,6 +55,9 @@ final class LogLoader
     private long scannedBytes;
     private long cutPosition = -1;
     private long droppedEnd = -1;
+    private long zeroedBytes;
+    private long extendedBytes;
+    private final List<Unreadable> unreadableBlocks = new ArrayList<>();
     private boolean tornTail;
     private int recycleNames;
     private final StringBuilder phases = new StringBuilder();
@@ -246,7 +250,8 @@ final class LogLoader
             }
             final long end = log.endOffsetAtOpen();
             log.recovered(new RecoveryReport(mode, clean, scannedBytes, cutPosition, end,
-                droppedEnd > end ? droppedEnd - end : 0, tornTail, millis), spares);
+                droppedEnd > end ? droppedEnd - end : 0, tornTail, zeroedBytes, extendedBytes,
+                unreadableBlocks.size(), millis), spares);
         }
         catch (final IOException | RuntimeException e)
         {
@@ -274,10 +279,10 @@ final class LogLoader
         final PageMemory memory = PageMemory.allocate(size, align);
         try (BlockFile f = io.open(path, FileMode.READ, false))
         {
-            final int read = f.read(memory.byteBuffer(), 0, size, 0);
+            final int read = readTolerant(f, memory.byteBuffer(), 0, size);
             scannedBytes += read;
             final long found = validRecordAfter(memory.buffer(), SegmentHeaderDescriptor.LENGTH - 8,
-                Math.max(0, read), lowest, RecordDescriptor.recordLogId(meta.logId()));
+                Math.max(0, read), lowest, RecordDescriptor.recordLogId(meta.logId())).endOffset;
             if (found >= 0)
             {
                 if (mode == RecoveryMode.TOLERATE_TORN_TAIL)
@@ -315,16 +320,26 @@ final class LogLoader
         phase("page");
         final BlockFile direct = io.open(last.path(), FileMode.DIRECT, false);
         final BlockFile dsync = io.open(last.path(), FileMode.DIRECT_DSYNC, false);
-        if (to > from)
+        final boolean shortFile = direct.size() < size; // truncated: crash recovery re-extends it (case C5)
+        if (to > from || shortFile)
         {
-            final int n = direct.read(page.memory().byteBuffer(), from, to - from, from);
+            int n;
+            try
+            {
+                n = shortFile ? -1 : direct.read(page.memory().byteBuffer(), from, to - from, from);
+            }
+            catch (final IOException e)
+            {
+                LOG.log(System.Logger.Level.WARNING, "log '" + name + "': " + e.getMessage());
+                n = -1; // crash recovery reads block by block and handles an unreadable block as damage
+            }
             if (n < to - from || !RecordScanner.isZero(page.buffer(), position, to))
             {
                 closeQuietly(direct);
                 closeQuietly(dsync);
                 context.cache().discard(page);
                 LOG.log(System.Logger.Level.WARNING, "log '" + name + "': closed cleanly but bytes follow the end in " +
-                    last.path().getFileName() + ": scanning");
+                    last.path().getFileName() + ", or it is short or unreadable there: scanning");
                 return false;
             }
         }
@@ -416,7 +431,7 @@ final class LogLoader
                     }
                 }
                 final int readFrom = alignDown(from);
-                final int n = Math.max(0, direct.read(page.memory().byteBuffer(), readFrom, size - readFrom, readFrom));
+                final int n = readTolerant(direct, page.memory().byteBuffer(), readFrom, size - readFrom);
                 if (readFrom + n < size)
                 {
                     page.buffer().setMemory(readFrom + n, size - readFrom - n, (byte)0);
@@ -493,8 +508,9 @@ final class LogLoader
                 if (damage != null)
                 {
                     final String where = "log '" + name + "': segment " + segment.path() + " position " + cut +
-                        " offset " + cutOffset + ": " + damage;
-                    final long after = validRecordAfter(buffer, cut, size, cutOffset, recordLogId);
+                        " offset " + cutOffset + ": " + unreadable(segment.path(), cut, damage);
+                    final ValidAfter valid = validRecordAfter(buffer, cut, size, cutOffset, recordLogId);
+                    final long after = valid.endOffset;
                     final long later = isLast ? -1 : endOfDropped(used, i + 1, recordLogId);
                     if (below)
                     {
@@ -508,10 +524,11 @@ final class LogLoader
                     {
                         throw new CorruptLogException(where + " (recovery mode ABSOLUTE_CONSISTENCY)");
                     }
-                    else if (mode == RecoveryMode.TOLERATE_TORN_TAIL && after >= 0)
+                    else if (mode == RecoveryMode.TOLERATE_TORN_TAIL && after >= 0 &&
+                        !looksTorn(buffer, cut, valid.firstPosition))
                     {
                         throw new CorruptLogException(where + ", and valid records follow it (up to offset " +
-                            after + "): corruption, not a torn tail");
+                            after + ") with no unwritten sector between: corruption, not a torn tail");
                     }
                     // valid records only in later segments, beyond the watermark: on a volatile cache the rolled
                     // segment's unsynced tail can be lost while the next segment's writes survive; the first hole
@@ -524,8 +541,12 @@ final class LogLoader
                     }
                     else
                     {
+                        // valid records after a torn-looking hole: the survivors of an in-flight write, counted
+                        droppedEnd = Math.max(droppedEnd, after);
                         tornTail = true;
-                        LOG.log(System.Logger.Level.WARNING, where + ": torn tail beyond the durable watermark, cut");
+                        LOG.log(System.Logger.Level.WARNING, where + ": torn tail beyond the durable watermark, cut" +
+                            (after >= 0 ? " (valid records up to offset " + after + " after a sector that reads as " +
+                            "never written: the rest of an unacknowledged write, dropped)" : ""));
                     }
                     cutPosition = cut;
                 }
@@ -553,13 +574,28 @@ final class LogLoader
     {
         final int size = segment.capacity();
         final UnsafeBuffer buffer = page.buffer();
-        if (!RecordScanner.isZero(page.memory().byteBuffer(), cut, size))
+        final long fileSize = direct.size();
+        final boolean dirty = !RecordScanner.isZero(page.memory().byteBuffer(), cut, size);
+        if (dirty || fileSize < size)
         {
-            // torn or stale bytes after the end: zero them in the page and on disk before anything is acknowledged
+            // torn, stale or garbage bytes after the end: zero them in the page and on disk before anything is
+            // acknowledged, and counted in the report. A file shorter than its segment (truncated beyond the end)
+            // is written out to its full size with zeros, so later O_DIRECT appends overwrite written blocks
+            // inside i_size again (no metadata to make durable) instead of extending the file.
+            if (dirty)
+            {
+                countZeroed(buffer, segment.path(), cut, size);
+            }
             buffer.setMemory(cut, size - cut, (byte)0);
-            final int zeroFrom = alignDown(cut);
+            final int zeroFrom = alignDown((int)Math.min(cut, fileSize));
             direct.write(page.memory().byteBuffer(), zeroFrom, size - zeroFrom, zeroFrom);
             direct.datasync();
+            if (fileSize < size)
+            {
+                extendedBytes += size - fileSize;
+                LOG.log(System.Logger.Level.WARNING, "log '" + name + "': segment " + segment.path() + " was " +
+                    fileSize + " bytes, shorter than its " + size + ": re-extended with zeros and synced");
+            }
         }
         if (cutHere)
         {
@@ -647,7 +683,7 @@ final class LogLoader
                 final Segment s = used.get(k);
                 try (BlockFile f = io.open(s.path(), FileMode.READ, false))
                 {
-                    final int n = Math.max(0, f.read(memory.byteBuffer(), 0, size, 0));
+                    final int n = readTolerant(f, memory.byteBuffer(), 0, size);
                     if (n < size)
                     {
                         memory.buffer().setMemory(n, size - n, (byte)0);
@@ -668,14 +704,119 @@ final class LogLoader
     }
 
     /**
-     * @return the end offset of the farthest valid record of this log at an 8-byte position after {@code from}
-     * whose offset is at least {@code expectedOffset}, or -1 when there is none.
+     * Reads {@code [from, from + length)} of a segment into {@code target} at the same index, up to the file's
+     * end. A read error is not fatal here: the range is read again block by block, each block twice, and a block
+     * that still fails (a latent sector error) is filled with 0xFF, which no record header passes, so it is damage
+     * at that position: a torn tail beyond the durable watermark when nothing valid follows, corruption below it
+     * (case C12). The positions are kept to name them in the damage message and counted in the report.
+     *
+     * @return bytes read or filled (less than {@code length} only at the file's end).
      */
-    static long validRecordAfter(final UnsafeBuffer buffer, final int from, final int size,
+    private int readTolerant(final BlockFile f, final ByteBuffer target, final int from, final int length)
+        throws IOException
+    {
+        final int want = (int)Math.max(0, Math.min(length, f.size() - from));
+        try
+        {
+            return Math.max(0, f.read(target, from, want, from));
+        }
+        catch (final IOException e)
+        {
+            LOG.log(System.Logger.Level.WARNING, "log '" + name + "': " + e.getMessage() + ": reading " +
+                f.path().getFileName() + " block by block");
+        }
+        int done = 0;
+        while (done < want)
+        {
+            final int at = from + done;
+            final int n = Math.min(align - at % align, want - done);
+            IOException failed = null;
+            int got = -1;
+            for (int attempt = 0; attempt < 2 && got < 0; attempt++)
+            {
+                try
+                {
+                    got = Math.max(0, f.read(target, at, n, at));
+                }
+                catch (final IOException e)
+                {
+                    failed = e;
+                }
+            }
+            if (got < 0)
+            {
+                for (int k = 0; k < n; k++)
+                {
+                    target.put(at + k, (byte)0xFF);
+                }
+                unreadableBlocks.add(new Unreadable(f.path(), at, at + n));
+                LOG.log(System.Logger.Level.WARNING, "log '" + name + "': " + f.path() + " bytes [" + at + ", " +
+                    (at + n) + ") unreadable after a retry (" + failed.getMessage() + "): taken as damaged");
+                got = n;
+            }
+            done += got;
+            if (got < n)
+            {
+                break;
+            }
+        }
+        return done;
+    }
+
+    /** A block recovery could not read. */
+    private record Unreadable(Path path, long from, long to)
+    {
+    }
+
+    /** Names the unreadable blocks at or after the damage position in a damage description. */
+    private String unreadable(final Path path, final int position, final String damage)
+    {
+        for (final Unreadable block : unreadableBlocks)
+        {
+            if (block.path().equals(path) && block.to() > position)
+            {
+                return damage + " (bytes [" + block.from() + ", " + block.to() + ") of " + path.getFileName() +
+                    " are unreadable: a read error after a retry)";
+            }
+        }
+        return damage;
+    }
+
+    /** Counts and logs the non-zero bytes after the end that recovery is about to zero. */
+    private void countZeroed(final UnsafeBuffer buffer, final Path path, final int cut, final int size)
+    {
+        long nonZero = 0;
+        int last = -1;
+        for (int p = cut; p < size; p++)
+        {
+            if (buffer.getByte(p) != 0)
+            {
+                nonZero++;
+                last = p;
+            }
+        }
+        zeroedBytes += nonZero;
+        LOG.log(System.Logger.Level.WARNING, "log '" + name + "': segment " + path + ": " + nonZero + " non-zero " +
+            "bytes after the end (position " + cut + ", the farthest at " + last + ") zeroed; reported in " +
+            "RecoveryReport.zeroedBytes");
+    }
+
+    /** Valid records found after damage: where the first starts, and the end offset of the farthest. */
+    static final class ValidAfter
+    {
+        int firstPosition = -1;
+        long endOffset = -1;
+    }
+
+    /**
+     * @return the valid records of this log at 8-byte positions after {@code from} whose offsets are at least
+     * {@code expectedOffset} (both fields -1 when there is none).
+     */
+    static ValidAfter validRecordAfter(final UnsafeBuffer buffer, final int from, final int size,
         final long expectedOffset, final int recordLogId)
     {
         final RecordScanner probe = new RecordScanner();
-        long end = -1;
+        final ValidAfter found = new ValidAfter();
         for (int p = from + RecordDescriptor.ALIGNMENT; p + RecordDescriptor.HEADER_LENGTH <= size;
             p += RecordDescriptor.ALIGNMENT)
         {
@@ -691,11 +832,39 @@ final class LogLoader
             probe.scan(buffer, p, size, offset, recordLogId, null, 0, size);
             if (probe.records() > 0)
             {
-                end = Math.max(end, probe.nextOffset());
+                found.firstPosition = found.firstPosition < 0 ? p : found.firstPosition;
+                found.endOffset = Math.max(found.endOffset, probe.nextOffset());
                 p = probe.position() - RecordDescriptor.ALIGNMENT;
             }
         }
-        return end;
+        return found;
+    }
+
+    /**
+     * Whether damage at {@code [cut, next)} followed by valid records can be a sector-atomic torn write on
+     * pre-zeroed space: the writes since the last durable point landed in part, so some 512 B sector of the
+     * damaged span still reads as it was before the write. Before the write, every byte at or after the end of
+     * the records then written was zero (segments are pre-zeroed; recovery and truncation zero and sync what they
+     * cut), so that sector is either all zero, or is the sector holding the previous write's end: zeros from the
+     * first record of the write (the cut) up to the sector boundary. A bit flip, random garbage or a misdirected
+     * block leaves no such sector: valid records after that are corruption.
+     */
+    static boolean looksTorn(final UnsafeBuffer buffer, final int cut, final int next)
+    {
+        final int sector = 512;
+        final int boundary = (cut + sector - 1) / sector * sector;
+        if (boundary > cut && boundary <= next && RecordScanner.isZero(buffer, cut, boundary))
+        {
+            return true;
+        }
+        for (int s = boundary; s + sector <= next; s += sector)
+        {
+            if (RecordScanner.isZero(buffer, s, s + sector))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private CachePage writePage(final Segment segment)

@@ -328,9 +328,12 @@ final class PowerLossChecker
         }
         catch (final StorageReadException e)
         {
-            if (e.getMessage() != null && e.getMessage().contains("fails its checks"))
+            if (e.getMessage() != null && (e.getMessage().contains("fails its checks") ||
+                e.getMessage().contains("index and records disagree")))
             {
-                // garbage the open did not scan, caught by the read-time check: detected, never served
+                // garbage the open did not scan (below the watermark: a garbled sector of a rewritten block),
+                // caught by the read-time check (a record that fails its CRC, or one the index points at that is
+                // not there): detected, never served
                 throw new CorruptLogException(e.getMessage(), e);
             }
             if (log instanceof DefaultLog d && d.segments().length > 1 &&
