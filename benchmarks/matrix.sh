@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The published benchmark run: every suite, in one sitting, so the engine and its peers share the machine's
+# conditions. JSON goes to docs/benchmarks/jdk<N>/NN-<part>.json, then plot.sh draws docs/benchmarks/jdk<N>/.
+#
+#   benchmarks/matrix.sh              # the matrix on the JDK on the PATH (or $JAVA_HOME): about 40 minutes here
+#   benchmarks/matrix.sh --targets    # only what the targets in docs/benchmarks.md need: about 15 minutes
+#   JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 benchmarks/matrix.sh --targets
+#
+# Settings: 1 fork, 2 x 1 s warmup, 3 x 1 s measurement (JMH_OPTS overrides them), -prof gc. That is shorter than
+# the suites' own defaults (2 forks, 5 + 10 iterations; benchmarks/run.sh with no arguments), so that the whole
+# matrix fits one sitting on a shared machine; the +- column in the tables says how much that costs.
+# The machine must be otherwise idle: check `uptime` before and after, both are recorded next to the JSON.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+targets_only=false
+if [[ "${1:-}" == "--targets" ]]; then
+  targets_only=true
+fi
+java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+jdk="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
+out="docs/benchmarks/jdk${jdk}"
+mkdir -p "$out"
+# build once, then run a copy: a rebuild during the run cannot change what is measured
+mvn -q -pl benchmarks -am package -DskipTests
+jar="$(mktemp -d)/benchmarks.jar"
+cp benchmarks/target/benchmarks.jar "$jar"
+read -r -a opts <<< "${JMH_OPTS:--f 1 -wi 2 -w 1s -i 3 -r 1s}"
+
+part() {
+  local name="$1"
+  shift
+  echo "=== $name: $*" >&2
+  DIRECTLOG_BENCH_JAR="$jar" DIRECTLOG_BENCH_RESULTS="$out/$name.json" benchmarks/run.sh "$@" "${opts[@]}"
+}
+
+{
+  echo "start $(date -u +%FT%TZ) jdk=$jdk commit=$(git rev-parse --short HEAD) targets_only=$targets_only"
+  echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$out/run-info.txt"
+
+if $targets_only; then
+  part 01-raw 'raw\.RawOverwriteBenchmark\.producers(01|16)$' 'raw\.RawSequentialBenchmark' -p impl=nativeio
+  part 02-engine-append 'log\.EngineAppendBenchmark\.producers(01|16|64)$' -p recordSize=00100
+  part 03-engine-append-16k 'log\.EngineAppendBenchmark\.producers16$' -p recordSize=16384 -p durability=DIRECT \
+    -bm thrpt
+  part 04-engine-pipelined 'log\.EngineAppendPipelinedBenchmark\.producers01$' -p durability=MEMORY \
+    -p recordSize=00032,00100
+  part 05-engine-reads 'log\.(EngineTailReadBenchmark|EngineCacheReadBenchmark|EngineColdReplayBenchmark)'
+  part 06-peers 'peers\.RocksDbWalBenchmark\.producers(01|16|64)$' 'peers\.ChronicleQueueBenchmark\.producers01$' \
+    -p recordSize=00100 -p sync=true,false
+else
+  part 01-raw 'raw\.RawOverwriteBenchmark' 'raw\.RawSequentialBenchmark' -p impl=nativeio
+  part 02-raw-read 'raw\.RawReadBenchmark' -p chunk=0065536,1048576 -bm thrpt
+  part 03-engine-append 'log\.EngineAppendBenchmark'
+  part 04-engine-pipelined 'log\.EngineAppendPipelinedBenchmark'
+  part 05-engine-future 'log\.EngineAppendFutureBenchmark' -p recordSize=00100
+  part 06-engine-reads 'log\.(EngineTailReadBenchmark|EngineCacheReadBenchmark|EngineColdReplayBenchmark|EngineRandomReadBenchmark)'
+  part 07-rocksdb 'peers\.RocksDbWalBenchmark' -p recordSize=00100,16384
+  part 08-filechannel-mmap 'peers\.(FileChannelAppendBenchmark|MappedBufferAppendBenchmark)' -p recordSize=00100,16384
+  part 09-chronicle 'peers\.ChronicleQueueBenchmark\.producers(01|16)$' -p recordSize=00032,00100,16384
+  part 10-peer-reads 'peers\.(RocksDbReadBenchmark|ChronicleReadBenchmark)'
+fi
+
+{
+  echo "end $(date -u +%FT%TZ)"
+  echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
+} >> "$out/run-info.txt"
+"$java" -cp "$jar" io.directlog.benchmarks.report.PlotMain "$out" "$out"/[0-9]*.json
