@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -39,11 +41,14 @@ class TailConsumerTest
         final StoreConfig config = StoreConfig.builder(TestDirs.create("tail")).memoryBudget(16L << 20)
             .writerThreads(1)
             .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).durability(Durability.MEMORY).build()).build();
+        // a thread each: the common pool may have a single worker on a small machine, which would run the consumer
+        // and leave the producer queued behind it
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
         try (LogStore store = LogStore.open(config))
         {
             final Log log = store.log("tail");
-            final CompletableFuture<Long> consumed = CompletableFuture.supplyAsync(() -> consume(log, seed));
-            final CompletableFuture<Void> produced = CompletableFuture.runAsync(() -> produce(log, seed));
+            final CompletableFuture<Long> consumed = CompletableFuture.supplyAsync(() -> consume(log, seed), threads);
+            final CompletableFuture<Void> produced = CompletableFuture.runAsync(() -> produce(log, seed), threads);
             produced.get(90, TimeUnit.SECONDS);
             final long records;
             try
@@ -66,6 +71,10 @@ class TailConsumerTest
                 store.cacheStats());
             assertTrue(stats.segmentRolls() > 5, "the producer should roll segments: " + stats);
             assertTrue(ratio > 0.99, "hit ratio " + ratio + ": " + stats);
+        }
+        finally
+        {
+            threads.shutdownNow();
         }
     }
 
