@@ -7,13 +7,17 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A reusable completion for one producer's closed loop over the allocation-free append: arm, append, await.
  * <p>
- * The waiter may spin with {@link Thread#onSpinWait()} for {@value #SPIN_NANOS_PROP_NAME} nanoseconds, then
- * parks; the callback unparks it. Nothing is allocated per append. A completion that does not come within
- * {@link #TIMEOUT_NANOS} fails the benchmark rather than hang it.
+ * The waiter polls (yielding its core to any thread that wants it) for a while, then parks; the callback unparks it. Nothing is
+ * allocated per append. A completion that does not come within {@link #TIMEOUT_NANOS} fails the benchmark rather
+ * than hang it.
  * <p>
- * Design note: the default is to park at once, as {@code CompletableFuture.join()} does, so the two API variants
- * wait the same way. On a two-core machine a spinning producer takes the core the log's writer thread needs; on
- * a machine with spare cores, {@code -Ddirectlog.bench.spinNanos=20000} measures what a spinning client gets.
+ * Design note: how long to spin is the client's choice, and it decides a lone producer's latency: an append
+ * crosses to the writer thread and back, and a parked producer pays a futex wake and a scheduler wake-up (about
+ * 10 us on this VM) on top of the device write. So a producer that has a core to itself (fewer producer threads
+ * than cores) spins up to {@link #SPIN_NANOS_ALONE} before parking, as a latency-minded client of any
+ * thread-handoff log does; with as many producers as cores or more, spinning would take the core the writer needs,
+ * so it parks at once, as {@code CompletableFuture.join()} nearly does. {@value #SPIN_NANOS_PROP_NAME} overrides
+ * both (0: always park at once).
  * <p>
  * Thread-safe for one owner thread (which arms and awaits) and one writer thread (which calls back).
  */
@@ -23,19 +27,31 @@ public final class Completion implements AppendCallback
     public static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** System property: how long {@link #await()} spins before parking, in nanoseconds. */
     public static final String SPIN_NANOS_PROP_NAME = "directlog.bench.spinNanos";
-    /** How long {@link #await()} spins before parking by default: 0, park at once (see the class comment). */
-    public static final long SPIN_NANOS_DEFAULT = 0;
-    private static final long SPIN_NANOS = Long.getLong(SPIN_NANOS_PROP_NAME, SPIN_NANOS_DEFAULT);
+    /** How long a producer with a core to itself spins before parking: 50 us (see the class comment). */
+    public static final long SPIN_NANOS_ALONE = 50_000;
 
     private final Thread owner;
+    private final long spinNanos;
     private long offset;
     private Throwable error;
     private volatile boolean done;
 
-    /** Creates a completion owned by the calling thread. */
+    /** Creates a completion owned by the calling thread, for a benchmark with one producer. */
     public Completion()
     {
+        this(1);
+    }
+
+    /**
+     * Creates a completion owned by the calling thread.
+     *
+     * @param producers how many producer threads the benchmark runs (its {@code @Threads}).
+     */
+    public Completion(final int producers)
+    {
         owner = Thread.currentThread();
+        final long alone = producers < Runtime.getRuntime().availableProcessors() ? SPIN_NANOS_ALONE : 0;
+        spinNanos = Long.getLong(SPIN_NANOS_PROP_NAME, alone);
     }
 
     /** Prepares for the next append. Owner thread only. */
@@ -65,9 +81,9 @@ public final class Completion implements AppendCallback
         while (!done) // acquire: pairs with the release in onComplete
         {
             final long waited = System.nanoTime() - start;
-            if (waited < SPIN_NANOS)
+            if (waited < spinNanos)
             {
-                Thread.onSpinWait();
+                Thread.yield(); // not onSpinWait: a writer woken on this core must get it at once, not after the spin
             }
             else if (waited < TIMEOUT_NANOS)
             {

@@ -71,13 +71,16 @@ public class EngineAppendBenchmark extends AbstractBenchmarkBase
         int length;
         Completion completion;
 
-        /** @param bench the benchmark, for the record size. */
+        /**
+         * @param bench  the benchmark, for the record size.
+         * @param params the run's settings, for the producer count (which decides how the producer waits).
+         */
         @Setup(Level.Trial)
-        public void init(final EngineAppendBenchmark bench)
+        public void init(final EngineAppendBenchmark bench, final org.openjdk.jmh.infra.BenchmarkParams params)
         {
             length = size(bench.recordSize);
             record = EngineFixture.directRecord(length);
-            completion = new Completion(); // owned by this producer's thread
+            completion = new Completion(params.getThreads()); // owned by this producer's thread
         }
 
         long append(final Log log, final Durability durability)

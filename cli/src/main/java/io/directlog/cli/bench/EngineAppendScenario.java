@@ -12,7 +12,8 @@ import io.directlog.storage.LogStore;
 
 /**
  * {@code engine-direct}, {@code engine-dsync}, {@code engine-memory}: producers appending 100 B records with one
- * durability, each waiting for its own append's callback before the next (closed loop), at 1 and at 16 producers.
+ * durability, each waiting for its own append's callback before the next (closed loop), at 1 and at 16 producers
+ * (a lone producer spins up to 50 us for its callback before parking, see {@link AppendHandshake}).
  * One producer shows the latency of a lone append; sixteen show what group commit makes of the same device.
  * <p>
  * Immutable; {@link #run} is called by one thread at a time.
@@ -71,7 +72,7 @@ final class EngineAppendScenario implements Scenario
                 {
                     final UnsafeBuffer payload = new UnsafeBuffer(new byte[RECORD_BYTES]);
                     payload.setMemory(0, RECORD_BYTES, (byte)('a' + thread % 26));
-                    final AppendHandshake handshake = new AppendHandshake();
+                    final AppendHandshake handshake = new AppendHandshake(producers);
                     return () -> handshake.append(log, payload, RECORD_BYTES, durability);
                 });
                 rows.add(producers, m, note);
