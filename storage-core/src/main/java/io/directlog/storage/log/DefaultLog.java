@@ -97,7 +97,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private final Object segmentsLock = new Object();
     private final Object indexLock = new Object();
     private volatile RecoveryReport recoveryReport;
-    private volatile Watermark watermark;
+    private final WatermarkCell watermark = new WatermarkCell();
     private volatile LogConfig config;
     private volatile Segment[] segments;
     private volatile long startOffset;
@@ -197,11 +197,11 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             writePosition = position;
             flushedPosition = position;
             active.publishEnd(position, offset);
-            watermark = new Watermark(0, active.sequence(), position, offset, lastRecordAt, lastRecordOffsetAt);
+            watermark.set(new Watermark(0, active.sequence(), position, offset, lastRecordAt, lastRecordOffsetAt));
         }
         else
         {
-            watermark = new Watermark(0, -1, 0, offset, -1, -1);
+            watermark.set(new Watermark(0, -1, 0, offset, -1, -1));
         }
     }
 
@@ -231,7 +231,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         {
             prepared.add(p);
         }
-        checkpoint.write(watermark, 0);
+        checkpoint.write(watermark.get(), 0);
         context.preparer().register(this);
     }
 
@@ -723,15 +723,14 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         recordsSinceFlush = 0;
         flushedPosition = writePosition;
         segment.maxTimestamp(lastTimestamp);
-        final Watermark written = new Watermark(epoch, segment.sequence(), flushedPosition, nextOffset,
-            lastRecordPosition, lastRecordOffset);
-        watermark = written; // the syncer takes it before its fdatasync
+        // the syncer takes it before its fdatasync
+        watermark.set(epoch, segment.sequence(), flushedPosition, nextOffset, lastRecordPosition, lastRecordOffset);
         final Durability visibility = config.durability();
         if (visibility == Durability.DIRECT || (visibility == Durability.DSYNC && dsync))
         {
             // DIRECT logs show what was written; DSYNC logs only what a DSYNC write made durable (it also
             // rewrote or synced every earlier DIRECT write); MEMORY logs showed it at the copy
-            publishVisible(written);
+            publishVisible(epoch, segment.sequence(), flushedPosition, nextOffset);
         }
         publishMemoryVisible();
         acks.completeAll();
@@ -749,33 +748,39 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     /** Makes records up to {@code w} visible: rolled segments it passes first, then the active one. Writer only. */
     private void publishVisible(final Watermark w)
     {
-        if (w.epoch() != epoch || w.offset() <= visibleEndOffset)
+        publishVisible(w.epoch(), w.sequence(), w.position(), w.offset());
+    }
+
+    /** Makes records up to the given watermark visible (its fields, so a flush allocates nothing). Writer only. */
+    private void publishVisible(final long wEpoch, final long wSequence, final int wPosition, final long wOffset)
+    {
+        if (wEpoch != epoch || wOffset <= visibleEndOffset)
         {
             return;
         }
         Segment rolled;
         while ((rolled = invisibleRolled.peekFirst()) != null)
         {
-            if (rolled.sequence() < w.sequence())
+            if (rolled.sequence() < wSequence)
             {
                 rolled.publishEnd(rolled.sealedPosition(), rolled.sealedOffset());
                 invisibleRolled.pollFirst();
             }
             else
             {
-                if (rolled.sequence() == w.sequence())
+                if (rolled.sequence() == wSequence)
                 {
-                    rolled.publishEnd(w.position(), w.offset());
+                    rolled.publishEnd(wPosition, wOffset);
                 }
                 break;
             }
         }
         final Segment active = activeSegment;
-        if (active != null && active.sequence() == w.sequence())
+        if (active != null && active.sequence() == wSequence)
         {
-            active.publishEnd(w.position(), w.offset()); // release: the segment's end before the log's
+            active.publishEnd(wPosition, wOffset); // release: the segment's end before the log's
         }
-        visibleEndOffset = w.offset();
+        visibleEndOffset = wOffset;
         signalWaiters();
     }
 
@@ -966,7 +971,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
 
     private void syncerTick()
     {
-        final Watermark w = watermark; // BEFORE the sync: everything it names is written, so synced below
+        final Watermark w = watermark.get(); // BEFORE the sync: everything it names is written, so synced below
         final List<Segment> synced = new ArrayList<>();
         try
         {
@@ -1318,7 +1323,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         lastRecordOffset = at.previousOffset();
         unsyncedDirectFrom = -1;
         recordsSinceFlush = 0;
-        watermark = cut;
+        watermark.set(cut);
         visibleEndOffset = offset;
         checkpoint.write(cut, 0);
         signalWaiters();
