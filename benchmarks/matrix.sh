@@ -32,6 +32,23 @@ part() {
   shift
   echo "=== $name: $*" >&2
   DIRECTLOG_BENCH_JAR="$jar" DIRECTLOG_BENCH_RESULTS="$out/$name.json" benchmarks/run.sh "$@" "${opts[@]}"
+  strip_histograms "$out/$name.json"
+}
+
+# SampleTime's raw histograms make the JSON megabytes long; JMH's own percentiles stay, and the report uses those.
+strip_histograms() {
+  command -v python3 >/dev/null 2>&1 || return 0
+  python3 - "$1" <<'PY'
+import json, sys
+path = sys.argv[1]
+with open(path) as f:
+    results = json.load(f)
+for r in results:
+    r["primaryMetric"].pop("rawDataHistogram", None)
+    r["primaryMetric"].pop("rawData", None)
+with open(path, "w") as f:
+    json.dump(results, f, indent=1)
+PY
 }
 
 {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates the SVG plots and the results table in docs/benchmarks/ from JMH JSON results.
+# Regenerates the SVG plots and the results table from JMH JSON results.
 #
-#   benchmarks/plot.sh                              # every docs/benchmarks/results-*.json
-#   benchmarks/plot.sh docs/benchmarks/results-jdk17-reduced.json
+#   benchmarks/plot.sh                         # every docs/benchmarks/jdk<N>/ directory (what matrix.sh writes)
+#   benchmarks/plot.sh OUT_DIR a.json b.json   # any JSON files into OUT_DIR (later files win on repeats)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -10,7 +10,10 @@ jar=benchmarks/target/benchmarks.jar
 if [[ ! -f "$jar" ]] || [[ -n "$(find benchmarks/src/main benchmarks/pom.xml -newer "$jar" -type f -print -quit)" ]]; then
   mvn -q -pl benchmarks -am package -DskipTests
 fi
-if [[ $# -eq 0 ]]; then
-  set -- docs/benchmarks/results-*.json
+java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+if [[ $# -gt 0 ]]; then
+  exec "$java" -cp "$jar" io.directlog.benchmarks.report.PlotMain "$@"
 fi
-exec "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "$jar" io.directlog.benchmarks.report.PlotMain docs/benchmarks "$@"
+for dir in docs/benchmarks/jdk*/; do
+  "$java" -cp "$jar" io.directlog.benchmarks.report.PlotMain "${dir%/}" "${dir%/}"/[0-9]*.json
+done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the JMH suites and writes JSON results to docs/benchmarks/results-jdk<N>.json.
+# Runs the JMH suites and writes JSON results to benchmarks/target/results-jdk<N>.json (matrix.sh: the published run).
 #
 #   benchmarks/run.sh                      # the full matrix (hours: 2 forks, 5x1 s warmup, 10x1 s measurement)
 #   benchmarks/run.sh 'RocksDbWal' -f 1    # any JMH arguments: a regex of benchmarks, -p key=value, -t, -f, -wi, -i ...
@@ -8,7 +8,7 @@
 # Environment:
 #   DIRECTLOG_BENCH_DIR      where benchmark data goes (default benchmarks/target/bench-data; must be the disk
 #                            being measured, never tmpfs)
-#   DIRECTLOG_BENCH_RESULTS  the JSON file (default docs/benchmarks/results-jdk<N>.json)
+#   DIRECTLOG_BENCH_RESULTS  the JSON file (default benchmarks/target/results-jdk<N>.json)
 #   DIRECTLOG_BENCH_JAR      run another copy of the jar (so a rebuild cannot pull it from under a long run)
 #   JAVA_HOME                the JDK to run on
 set -euo pipefail
@@ -22,7 +22,7 @@ if [[ -z "${DIRECTLOG_BENCH_JAR:-}" ]]; then
   fi
 fi
 jdk="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
-results="${DIRECTLOG_BENCH_RESULTS:-docs/benchmarks/results-jdk${jdk}.json}"
+results="${DIRECTLOG_BENCH_RESULTS:-benchmarks/target/results-jdk${jdk}.json}"
 data="${DIRECTLOG_BENCH_DIR:-$root/benchmarks/target/bench-data}"
 mkdir -p "$(dirname "$results")" "$data"
 # The forks inherit these host flags and add their own @Fork flags (heap, direct memory, Chronicle's --add-opens).
