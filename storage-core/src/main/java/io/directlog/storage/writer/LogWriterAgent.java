@@ -53,6 +53,9 @@ public final class LogWriterAgent implements Runnable
     private volatile WriterClient[] clients = new WriterClient[0];
     private volatile boolean sleeping;
     private volatile boolean running = true;
+    /** Guards reads of the ring once the writer's loop ended: its final drain, and late offers after it. */
+    private final Object stoppedLock = new Object();
+    private boolean finalDrainDone;
     private long messages;
     private long parks;
 
@@ -172,6 +175,7 @@ public final class LogWriterAgent implements Runnable
         }
         ring.commit(claimed); // release: header, payload and slot visible before the message
         wake();
+        completeIfStopped();
         return true;
     }
 
@@ -194,7 +198,31 @@ public final class LogWriterAgent implements Runnable
         slots[claimed >> 4] = command;
         ring.commit(claimed);
         wake();
+        completeIfStopped();
         return true;
+    }
+
+    /**
+     * An offer that passed its log's open check just before the store stopped this writer can land in the ring
+     * after the writer's final drain; nobody would ever read it and its callback would never run. So the late
+     * offerer drains the ring itself (its log is deregistered by then: the append completes with
+     * LogClosedException). Before the final drain it leaves the message to the writer, which will see it.
+     */
+    private void completeIfStopped()
+    {
+        // StoreLoad: the commit above must be visible before 'running' is read, or both this thread (running still
+        // true) and the writer's final drain (commit not yet seen) could leave the message behind
+        java.lang.invoke.VarHandle.fullFence();
+        if (!running && Thread.currentThread() != thread)
+        {
+            synchronized (stoppedLock)
+            {
+                if (finalDrainDone)
+                {
+                    ring.read(handler, Integer.MAX_VALUE);
+                }
+            }
+        }
     }
 
     private int claim(final int type, final int length, final Duration timeout)
@@ -267,8 +295,13 @@ public final class LogWriterAgent implements Runnable
                 idle = idleStep(idle, now);
             }
         }
-        // the store is closing: every log was closed through a command, so the queue is drained
-        ring.read(handler, Integer.MAX_VALUE);
+        // the store is closing: every log was closed through a command, so the queue is drained; offers that
+        // come later drain it themselves (completeIfStopped)
+        synchronized (stoppedLock)
+        {
+            ring.read(handler, Integer.MAX_VALUE);
+            finalDrainDone = true;
+        }
     }
 
     private int idleStep(final int idle, final long now)
