@@ -173,7 +173,7 @@ class RecoveryTest
         final long[] cp = StoreFiles.checkpoint(logDir);
         final Path last = logDir.resolve(String.format("%020d.log", cp[1]));
         // the last record torn: a byte of it never made it
-        StoreFiles.flip(last, StoreFiles.lastNonZero(last));
+        StoreFiles.flip(last, StoreFiles.lastRecordByte(last));
         final Path copy = StoreFiles.crashImage(image, "torn-copy");
         final CorruptLogException refused = assertThrows(CorruptLogException.class,
             () -> LogStore.open(config(image, RecoveryMode.ABSOLUTE_CONSISTENCY)).close());

@@ -12,6 +12,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
+import io.directlog.storage.format.RecordDescriptor;
+
 /** Test helpers over a store's files: crash images by copying, the checkpoint's fields, segment files, bit flips. */
 final class StoreFiles
 {
@@ -138,17 +140,31 @@ final class StoreFiles
     }
 
     /** @return the position of the last non-zero byte of a file, or -1. */
-    static long lastNonZero(final Path file) throws IOException
+    /**
+     * @return the last non-zero byte of the records in a segment file: the gap the last write left after them
+     * (a zero length field, then filler up to a 4 KiB boundary) is skipped; -1 when there is none.
+     */
+    static long lastRecordByte(final Path file) throws IOException
     {
         final byte[] b = Files.readAllBytes(file);
-        for (int i = b.length - 1; i >= 0; i--)
+        int i = b.length - 1;
+        while (i >= 0 && b[i] == 0)
         {
-            if (b[i] != 0)
+            i--;
+        }
+        if (i >= 0 && b[i] == RecordDescriptor.GAP_FILL && (i + 1) % 4096 == 0)
+        {
+            while (i >= 0 && b[i] == RecordDescriptor.GAP_FILL)
             {
-                return i;
+                i--;
+            }
+            i -= 4; // the gap's zero length field
+            while (i >= 0 && b[i] == 0)
+            {
+                i--;
             }
         }
-        return -1;
+        return i;
     }
 
     static byte[] read(final Path file, final long position, final int length) throws IOException

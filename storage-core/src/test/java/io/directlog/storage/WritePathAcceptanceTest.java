@@ -167,10 +167,11 @@ class WritePathAcceptanceTest
             final Log log = store.log("edges");
             // exactly fills a segment on its own
             assertEquals(0, log.append(new byte[MAX_PAYLOAD]).join());
-            // a small record, then one that fills exactly what is left: no roll for it
+            // a small record, then one that fills exactly what is left: no roll for it. The small record's write
+            // ends its block (block 1): what is left starts at the next block boundary (a gap after the record)
             assertEquals(1, log.append(new byte[100]).join());
             final long rollsBefore = log.stats().segmentRolls();
-            final int left = SEGMENT - 4096 - 136;
+            final int left = SEGMENT - 2 * 4096;
             assertEquals(2, log.append(new byte[left - 32]).join());
             assertEquals(rollsBefore, log.stats().segmentRolls(), "the exact fit stays in its segment");
             // one byte over what is left rolls to the next segment
@@ -190,7 +191,7 @@ class WritePathAcceptanceTest
         {
             final Log log = store.log("edges");
             assertEquals(5, log.endOffset());
-            final int[] sizes = {MAX_PAYLOAD, 100, SEGMENT - 4096 - 136 - 32, 100, SEGMENT - 4096 - 136 - 32 + 1};
+            final int[] sizes = {MAX_PAYLOAD, 100, SEGMENT - 2 * 4096 - 32, 100, SEGMENT - 2 * 4096 - 32 + 1};
             for (int i = 0; i < 5; i++)
             {
                 try (RecordBatch b = log.read(i, 1))

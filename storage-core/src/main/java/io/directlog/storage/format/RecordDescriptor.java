@@ -1,7 +1,7 @@
 package io.directlog.storage.format;
 
 /**
- * Layout of a record in a segment (format version 1). Records start at {@link SegmentHeaderDescriptor#LENGTH}
+ * Layout of a record in a segment (format version 2). Records start at {@link SegmentHeaderDescriptor#LENGTH}
  * and are aligned to {@link #ALIGNMENT}; a record never straddles segments.
  * <pre>
  *   0                   1                   2                   3
@@ -29,6 +29,18 @@ package io.directlog.storage.format;
  * which pre-zeroing makes a strong invariant. The CRC covers offset, timestamp, count, log id and payload, so
  * a stale record of a recycled file or a misdirected write from another log is rejected, never resurrected.
  * <p>
+ * <b>Gaps.</b> The writer never writes a block (the segment's block size, see
+ * {@link SegmentHeaderDescriptor#BLOCK_SIZE_OFFSET}) twice: a crash during a write can leave garbage in the sectors
+ * it was writing, and a rewritten tail block would take the acknowledged records that share it along. So the
+ * first record after a write starts at the next block boundary, and the bytes between the last record and that
+ * boundary are a gap. A gap's first four bytes (where a length would be) are zero, the rest is {@link #GAP_FILL}:
+ * a zero length field at a position that is not a multiple of the block size is a gap, and the records go on at
+ * the next boundary ({@link #gapEnd}). The filler keeps a gap apart from sectors that were never written, which
+ * recovery takes as the mark of a torn write (a gap of zeros would look like one). A sector of a gap that reads
+ * as zero is a torn write of the gap's own block; any other byte is damage. A reader below a known end skips a
+ * gap; a scan that does not know the end (recovery) goes on after it only if the header at the boundary is the
+ * record it expects. A zero length at a block boundary is always the end.
+ * <p>
  * Stateless; thread-safe.
  */
 public final class RecordDescriptor
@@ -51,6 +63,10 @@ public final class RecordDescriptor
     public static final int CRC_COVERAGE_OFFSET = OFFSET_OFFSET;
     /** Records start at multiples of this. */
     public static final int ALIGNMENT = 8;
+    /** The bytes of a gap after its zero length field. */
+    public static final byte GAP_FILL = 0x5A;
+    /** A gap is judged sector by sector: each is all filler, or all zero (never written). */
+    public static final int GAP_SECTOR = 512;
 
     private RecordDescriptor()
     {
@@ -73,6 +89,26 @@ public final class RecordDescriptor
     {
         // clamped, not wrapped: a damaged length near 2^31 must fail bounds checks, never turn negative
         return (int)Math.min(Integer.MAX_VALUE & -ALIGNMENT, ((long)recordLength + ALIGNMENT - 1) & -ALIGNMENT);
+    }
+
+    /**
+     * @param segmentPosition where a zero length field was found, as a position in the segment.
+     * @param blockSize       the segment's block size (a power of two).
+     * @return true when a zero length there is a gap rather than the end: it is not on a block boundary.
+     */
+    public static boolean isGap(final int segmentPosition, final int blockSize)
+    {
+        return (segmentPosition & (blockSize - 1)) != 0;
+    }
+
+    /**
+     * @param segmentPosition the position of a gap in a segment.
+     * @param blockSize       the segment's block size (a power of two).
+     * @return where the records go on: the next block boundary.
+     */
+    public static int gapEnd(final int segmentPosition, final int blockSize)
+    {
+        return (segmentPosition + blockSize - 1) & -blockSize;
     }
 
     /**

@@ -3,7 +3,7 @@ package io.directlog.storage.format;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Layout of a segment's first block (format version 1). The header is written by the writer with the first
+ * Layout of a segment's first block (format version 2). The header is written by the writer with the first
  * write into the segment, so a prepared segment's first block stays all zero until the writer takes it.
  * <pre>
  *  offset  field
@@ -14,7 +14,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  *  24      base offset      long     offset of the segment's first record
  *  32      sequence         long     the file's sequence number (its name)
  *  40      segment size     int      capacity in bytes, this block included
- *  44      reserved         int      0
+ *  44      block size       int      the write unit: no block is written twice, so records after a flush start at
+ *                                    the next multiple of it (a gap, see RecordDescriptor); 4096 or a larger
+ *                                    direct-I/O alignment
  *  48      created          long     epoch ms when the writer took the segment
  *  56      CRC32C           int      of bytes [0, 56)
  *  60 .. 4095               zero
@@ -25,8 +27,11 @@ public final class SegmentHeaderDescriptor
 {
     /** "DLOGSEG1" as a little-endian long. */
     public static final long MAGIC = 0x31474553474F4C44L;
-    /** The format version this code writes and reads. */
-    public static final int VERSION = 1;
+    /**
+     * The format version this code writes and reads. Version 2 added the block size and the gaps it implies;
+     * version 1 (development builds only) is refused, since its readers would take a gap for the end.
+     */
+    public static final int VERSION = 2;
     /** The header takes one 4 KiB block; records start here. */
     public static final int LENGTH = 4096;
     /** Offset of the magic. */
@@ -43,6 +48,8 @@ public final class SegmentHeaderDescriptor
     public static final int SEQUENCE_OFFSET = 32;
     /** Offset of the segment size. */
     public static final int SEGMENT_SIZE_OFFSET = 40;
+    /** Offset of the block size. */
+    public static final int BLOCK_SIZE_OFFSET = 44;
     /** Offset of the creation time. */
     public static final int CREATED_OFFSET = 48;
     /** Offset of the CRC. */
@@ -60,10 +67,11 @@ public final class SegmentHeaderDescriptor
      * @param baseOffset  the first record's offset.
      * @param sequence    the file's sequence number.
      * @param segmentSize the segment's capacity.
+     * @param blockSize   the write unit, a power of two of at least 4096 that divides the segment size.
      * @param created     epoch ms.
      */
     public static void write(final UnsafeBuffer buffer, final long logId, final long baseOffset, final long sequence,
-        final int segmentSize, final long created)
+        final int segmentSize, final int blockSize, final long created)
     {
         buffer.setMemory(0, LENGTH, (byte)0);
         buffer.putLong(MAGIC_OFFSET, MAGIC);
@@ -73,6 +81,7 @@ public final class SegmentHeaderDescriptor
         buffer.putLong(BASE_OFFSET_OFFSET, baseOffset);
         buffer.putLong(SEQUENCE_OFFSET, sequence);
         buffer.putInt(SEGMENT_SIZE_OFFSET, segmentSize);
+        buffer.putInt(BLOCK_SIZE_OFFSET, blockSize);
         buffer.putLong(CREATED_OFFSET, created);
         buffer.putInt(CRC_OFFSET, Checksums.crc32c(buffer, 0, CRC_OFFSET));
     }
@@ -114,6 +123,13 @@ public final class SegmentHeaderDescriptor
         if (buffer.getInt(HEADER_LENGTH_OFFSET) != LENGTH)
         {
             return "unexpected header length " + buffer.getInt(HEADER_LENGTH_OFFSET);
+        }
+        final int blockSize = buffer.getInt(BLOCK_SIZE_OFFSET);
+        final int segmentSize = buffer.getInt(SEGMENT_SIZE_OFFSET);
+        if (blockSize < LENGTH || Integer.bitCount(blockSize) != 1 || segmentSize <= 0 || segmentSize % blockSize != 0)
+        {
+            return "block size " + blockSize + " is not a power of two of at least " + LENGTH + " dividing the " +
+                "segment size " + segmentSize;
         }
         return null;
     }

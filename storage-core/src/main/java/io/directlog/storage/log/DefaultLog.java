@@ -120,7 +120,8 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private int flushedPosition;
     private long nextOffset;
     private long lastTimestamp;
-    private int unsyncedDirectFrom = -1;
+    /** The active segment holds writes not made through the O_DSYNC descriptor and not synced by the writer. */
+    private boolean unsyncedDirect;
     private long epoch;
     private int lastRecordPosition = -1;
     private long lastRecordOffset = -1;
@@ -129,6 +130,9 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private long firstDirtyNanos;
     private int recordsSinceFlush;
     private final PendingAcks acks = new PendingAcks();
+    private final AckSyncGate ackGate = new AckSyncGate();
+    /** Acknowledgements held back by a sync in flight (writer-owned). */
+    private boolean acksDeferred;
     private boolean failedAcksDrained;
 
     // counters: written by the writer, read racily by stats()
@@ -539,14 +543,22 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         }
         final int recordLength = RecordDescriptor.recordLength(length);
         final int aligned = RecordDescriptor.alignedLength(recordLength);
-        if (page == null || writePosition + aligned > meta.segmentSize())
+        // the block holding the last written byte is on disk: it is never written again (a crash during the
+        // rewrite could garble the acknowledged records in it), so the record goes at the next block, after a gap
+        final int start = writePosition == flushedPosition ? alignUp(writePosition) : writePosition;
+        if (page == null || start + aligned > meta.segmentSize())
         {
-            final Throwable rollError = roll();
+            final Throwable rollError = roll(); // the segment ends at its last record, not after a gap
             if (rollError != null)
             {
                 callback.onComplete(-1, rollError);
                 return;
             }
+        }
+        else if (start != writePosition)
+        {
+            writePosition = start;
+            flushedPosition = start;
         }
         final int position = writePosition;
         final UnsafeBuffer buffer = pageBuffer;
@@ -594,15 +606,21 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         {
             return drainOnFailure(failed);
         }
+        int work = 0;
+        if (acksDeferred && !ackGate.isSyncing())
+        {
+            acknowledge(); // the syncer's sync that held them back has ended (and woke this thread)
+            work = 1;
+        }
         if (page == null || writePosition == flushedPosition)
         {
-            return 0;
+            return work;
         }
         if (acks.durable() == 0 && !acks.isEmpty())
         {
             // only MEMORY appends wait: what they copied becomes visible (on a MEMORY log), then they complete
             publishMemoryVisible();
-            acks.completeAll();
+            acknowledge();
         }
         if (acks.durable() > 0 || writePosition - flushedPosition >= config.flushBytes() ||
             nowNanos - firstDirtyNanos >= config.flushInterval().toNanos() || closing)
@@ -610,7 +628,48 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             flush();
             return 1;
         }
-        return 0;
+        return work;
+    }
+
+    /**
+     * Completes the pending appends in order, unless the syncer's fdatasync is in flight: then they wait for it
+     * (their writes are done), and a failure it finds fails them instead (see {@link AckSyncGate}).
+     */
+    private void acknowledge()
+    {
+        if (!ackGate.tryEnterAcks())
+        {
+            acksDeferred = true;
+            return;
+        }
+        try
+        {
+            final Throwable failed = failure;
+            if (failed != null)
+            {
+                drainOnFailure(failed);
+            }
+            else
+            {
+                acks.completeAll();
+            }
+            acksDeferred = false;
+        }
+        finally
+        {
+            ackGate.exitAcks();
+        }
+    }
+
+    /** Acknowledges what is pending now, waiting out a sync in flight (close and truncation must not defer). */
+    private void acknowledgeNow()
+    {
+        acknowledge();
+        while (acksDeferred)
+        {
+            Thread.yield();
+            acknowledge();
+        }
     }
 
     @Override
@@ -657,54 +716,44 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     }
 
     /**
-     * Writes everything copied since the last write with one pwrite from the page itself, from the last flushed
-     * block boundary to the end of the last written block (the partial tail block goes again, zero-padded,
-     * because the page beyond the last record is zero), then acknowledges in order.
+     * Writes everything copied since the last write with one pwrite from the page itself, from the block boundary
+     * where the last write ended to the end of the last written block (the rest of that block filled as a gap; the
+     * next record starts after it, so no block is written twice), then acknowledges in order.
      */
     private void flush()
     {
         if (writePosition == flushedPosition)
         {
             publishMemoryVisible();
-            acks.completeAll();
+            acknowledge();
             return;
         }
         final Segment segment = activeSegment;
         final boolean dsync = acks.dsync() > 0;
-        int from = alignDown(flushedPosition);
+        final int from = alignDown(flushedPosition);
         final int to = Math.min(segment.capacity(), alignUp(writePosition));
         try
         {
-            if (dsync)
+            if (dsync && rolledWithUnsyncedDirect)
             {
-                if (rolledWithUnsyncedDirect)
+                // a DSYNC ack covers every earlier record: rolled segments' DIRECT writes must be durable too
+                for (final Segment rolled : rolledUnsynced)
                 {
-                    // a DSYNC ack covers every earlier record: rolled segments' DIRECT writes must be durable too
-                    for (final Segment rolled : rolledUnsynced)
-                    {
-                        syncRolled(rolled);
-                    }
-                    rolledWithUnsyncedDirect = false;
+                    syncRolled(rolled);
                 }
-                if (unsyncedDirectFrom >= 0 && unsyncedDirectFrom < from)
-                {
-                    from = alignDown(unsyncedDirectFrom); // rewrite earlier DIRECT blocks through the FUA descriptor
-                }
+                rolledWithUnsyncedDirect = false;
             }
-            final BlockFile file = dsync ? segment.dsyncFile() : segment.directFile();
+            // a DSYNC ack also covers earlier DIRECT or MEMORY writes in this segment, which are never written
+            // again: this write and a cache flush (fdatasync) instead of one write through the O_DSYNC descriptor
+            final boolean syncAfter = dsync && unsyncedDirect;
+            fillGap(pageBuffer, writePosition, to);
+            final BlockFile file = dsync && !syncAfter ? segment.dsyncFile() : segment.directFile();
             file.write(pageBytes, from, to - from, from);
-            if (!context.io().isDirect() && acks.durable() > 0 && !dsync)
+            if (syncAfter || !context.io().isDirect() && acks.durable() > 0 && !dsync)
             {
-                file.datasync(); // buffered fallback: DIRECT would otherwise only reach the page cache
+                file.datasync(); // or the buffered fallback: DIRECT would otherwise only reach the page cache
             }
-            if (dsync)
-            {
-                unsyncedDirectFrom = -1;
-            }
-            else if (unsyncedDirectFrom < 0 || from < unsyncedDirectFrom)
-            {
-                unsyncedDirectFrom = from;
-            }
+            unsyncedDirect = !dsync;
         }
         catch (final IOException | RuntimeException e)
         {
@@ -733,7 +782,19 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             publishVisible(epoch, segment.sequence(), flushedPosition, nextOffset);
         }
         publishMemoryVisible();
-        acks.completeAll();
+        acknowledge();
+    }
+
+    /**
+     * Fills {@code [end, blockEnd)} as a gap: the next record goes at the block boundary (the block is not written
+     * again), and the filler tells the gap from sectors a torn write left unwritten (see RecordDescriptor).
+     */
+    private static void fillGap(final UnsafeBuffer buffer, final int end, final int blockEnd)
+    {
+        if (blockEnd > end)
+        {
+            buffer.setMemory(end + 4, blockEnd - end - 4, RecordDescriptor.GAP_FILL); // the length field stays 0
+        }
     }
 
     /** On a MEMORY log, makes everything copied visible; a MEMORY acknowledgement never precedes its visibility. */
@@ -849,7 +910,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             }
         }
         final Segment previous = activeSegment;
-        final Segment segment = new Segment(this, next.sequence(), nextOffset, next.path(), meta.segmentSize());
+        final Segment segment = new Segment(this, next.sequence(), nextOffset, next.path(), meta.segmentSize(), align);
         segment.index(new SegmentIndex(meta.segmentSize()));
         final CachePage newPage = context.cache().acquire(segment, meta.segmentSize(), true);
         if (newPage == null)
@@ -862,7 +923,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         segment.writeFiles(next.direct(), next.dsync());
         segment.page(newPage);
         SegmentHeaderDescriptor.write(newPage.buffer(), meta.logId(), nextOffset, next.sequence(),
-            meta.segmentSize(), System.currentTimeMillis());
+            meta.segmentSize(), align, System.currentTimeMillis());
         final CachePage previousPage = page;
         if (previous != null)
         {
@@ -895,13 +956,13 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         if (previous != null)
         {
             previousPage.markReadOnly();
-            if (unsyncedDirectFrom >= 0)
+            if (unsyncedDirect)
             {
                 rolledWithUnsyncedDirect = true;
             }
             rolls++;
         }
-        unsyncedDirectFrom = -1;
+        unsyncedDirect = false;
         context.preparer().signal();
         return null;
     }
@@ -973,6 +1034,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     {
         final Watermark w = watermark.get(); // BEFORE the sync: everything it names is written, so synced below
         final List<Segment> synced = new ArrayList<>();
+        ackGate.enterSync(); // no acknowledgement while the sync is in flight: it may find the filesystem failed
         try
         {
             final Segment active = activeSegment; // read before the rolled queue: see roll()
@@ -1004,8 +1066,13 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         }
         catch (final IOException | RuntimeException e)
         {
-            failStop("background fdatasync", e);
+            failStop("background fdatasync", e); // before the gate opens: held-back appends see the failure
             return;
+        }
+        finally
+        {
+            ackGate.exitSync();
+            context.writer().wakeUp(); // acknowledgements may be waiting for the sync
         }
         try
         {
@@ -1135,6 +1202,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         if (page != null)
         {
             flush();
+            acknowledgeNow(); // appends before the truncation complete before it, as they would without a sync
             if (failure != null)
             {
                 throw (LogFailedException)failure;
@@ -1290,6 +1358,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
                 target.path().getFileName());
         }
         writeTo.buffer().setMemory(at.position(), Math.max(oldEnd, blockEnd) - at.position(), (byte)0);
+        fillGap(writeTo.buffer(), at.position(), blockEnd);
         final int zeroEnd = Math.min(size, alignUp(Math.max(oldEnd, blockEnd)));
         target.directFile().write(writeTo.memory().byteBuffer(), block, zeroEnd - block, block);
         target.directFile().datasync();
@@ -1321,7 +1390,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         endOffset = offset;
         lastRecordPosition = at.previousPosition();
         lastRecordOffset = at.previousOffset();
-        unsyncedDirectFrom = -1;
+        unsyncedDirect = false;
         recordsSinceFlush = 0;
         watermark.set(cut);
         visibleEndOffset = offset;
@@ -1365,6 +1434,11 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
                     header = new DirectBufferView(scratch.buffer(), position - block);
                 }
                 final int length = header.buffer.getInt(header.at + RecordDescriptor.LENGTH_OFFSET);
+                if (length == 0 && RecordDescriptor.isGap(position, segment.blockSize()))
+                {
+                    position = segment.skipGap(position);
+                    continue;
+                }
                 final long first = header.buffer.getLong(header.at + RecordDescriptor.OFFSET_OFFSET);
                 final int count = header.buffer.getInt(header.at + RecordDescriptor.COUNT_OFFSET);
                 if (length < RecordDescriptor.HEADER_LENGTH || first > offset)
@@ -1619,6 +1693,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             {
                 flush();
             }
+            acknowledgeNow(); // what the final flush wrote, not failed as closed because a sync was in flight
             acks.failAll(failure != null ? failure : new LogClosedException("log '" + name + "' is closed"));
             if (failure == null)
             {

@@ -123,6 +123,7 @@ final class LogLoader
         final List<Long> blank = new ArrayList<>();
         long badNewest = -1;
         String badReason = null;
+        final List<Long> badLater = new ArrayList<>();
         final PageMemory header = PageMemory.allocate(SegmentHeaderDescriptor.LENGTH, align);
         final DefaultLog[] holder = new DefaultLog[1];
         final SegmentHost host = new DeferredHost(holder);
@@ -141,25 +142,38 @@ final class LogLoader
                     blank.add(e.getKey());
                     continue;
                 }
-                final String invalid = SegmentHeaderDescriptor.validate(h);
-                if (invalid != null || h.getLong(SegmentHeaderDescriptor.LOG_ID_OFFSET) != meta.logId())
+                String invalid = SegmentHeaderDescriptor.validate(h);
+                if (invalid == null && h.getLong(SegmentHeaderDescriptor.LOG_ID_OFFSET) != meta.logId())
                 {
-                    final String why = invalid != null ? invalid : "belongs to another log";
-                    if (e.getKey().equals(files.lastKey()))
+                    invalid = "belongs to another log";
+                }
+                final int headerSize = h.getInt(SegmentHeaderDescriptor.SEGMENT_SIZE_OFFSET);
+                if (invalid == null && headerSize != size)
+                {
+                    invalid = "segment size " + headerSize + " where the log's is " + size;
+                }
+                if (invalid != null)
+                {
+                    if (badNewest >= 0)
                     {
-                        badNewest = e.getKey(); // decided below, once the checkpoint is known
-                        badReason = why;
+                        badLater.add(e.getKey()); // a second one: only TRUNCATE_AT_CORRUPTION opens (below)
                         continue;
                     }
-                    throw new CorruptLogException("log '" + name + "': segment " + e.getValue() + " position 0: " + why);
+                    badNewest = e.getKey(); // decided below, once the checkpoint is known
+                    badReason = invalid;
+                    continue;
                 }
                 used.add(new Segment(host, e.getKey(), h.getLong(SegmentHeaderDescriptor.BASE_OFFSET_OFFSET),
-                    e.getValue(), size));
+                    e.getValue(), size, h.getInt(SegmentHeaderDescriptor.BLOCK_SIZE_OFFSET)));
             }
         }
         finally
         {
             header.free();
+        }
+        if (badNewest >= 0)
+        {
+            dropAfterBadHeader(used, files, badNewest, badReason, badLater, meta);
         }
         final boolean holeDropped = dropAfterBlank(used, blank, meta);
         for (int i = 0; i + 1 < used.size(); i++)
@@ -261,6 +275,49 @@ final class LogLoader
         return log;
     }
 
+    /**
+     * An invalid header with valid segments after it (or a second invalid one) is corruption: no crash leaves
+     * that, since a segment's header goes to disk with its first write, before any later segment is taken. Only
+     * TRUNCATE_AT_CORRUPTION opens such a log: it ends before the first bad header, and the segments after it are
+     * recycled with their records counted as dropped. Otherwise the bad header is the newest file with one, and
+     * {@link #checkBadNewest} decides.
+     */
+    private void dropAfterBadHeader(final List<Segment> used, final TreeMap<Long, Path> files, final long bad,
+        final String why, final List<Long> badLater, final LogMeta meta) throws IOException
+    {
+        int from = 0;
+        while (from < used.size() && used.get(from).sequence() < bad)
+        {
+            from++;
+        }
+        if (from == used.size() && badLater.isEmpty())
+        {
+            return;
+        }
+        final String where = "log '" + name + "': segment " + files.get(bad) + " position 0: invalid header (" + why +
+            ")" + (from < used.size() ? ", and " + (used.size() - from) + " later segment file(s) hold records" :
+            ", and later files have invalid headers too");
+        if (mode != RecoveryMode.TRUNCATE_AT_CORRUPTION)
+        {
+            throw new CorruptLogException(where + " (recovery mode " + mode + ")");
+        }
+        if (from < used.size())
+        {
+            droppedEnd = Math.max(droppedEnd, endOfDropped(used, from, RecordDescriptor.recordLogId(meta.logId())));
+        }
+        for (int k = used.size() - 1; k >= from; k--)
+        {
+            final Segment later = used.remove(k);
+            IndexFile.delete(io, dir, later.sequence());
+            recycle(later.path());
+        }
+        for (final long sequence : badLater)
+        {
+            recycle(files.get(sequence));
+        }
+        LOG.log(System.Logger.Level.WARNING, where + ": the log ends before it (TRUNCATE_AT_CORRUPTION)");
+    }
+
     /** The newest file's header is invalid: a torn first write, unless something says records were there. */
     private void checkBadNewest(final Path path, final long sequence, final String why, final Checkpoint.State state,
         final List<Segment> used, final int size, final LogMeta meta) throws IOException
@@ -282,7 +339,7 @@ final class LogLoader
             final int read = readTolerant(f, memory.byteBuffer(), 0, size);
             scannedBytes += read;
             final long found = validRecordAfter(memory.buffer(), SegmentHeaderDescriptor.LENGTH - 8,
-                Math.max(0, read), lowest, RecordDescriptor.recordLogId(meta.logId())).endOffset;
+                Math.max(0, read), lowest, RecordDescriptor.recordLogId(meta.logId()), align).endOffset;
             if (found >= 0)
             {
                 if (mode == RecoveryMode.TOLERATE_TORN_TAIL)
@@ -333,7 +390,7 @@ final class LogLoader
                 LOG.log(System.Logger.Level.WARNING, "log '" + name + "': " + e.getMessage());
                 n = -1; // crash recovery reads block by block and handles an unreadable block as damage
             }
-            if (n < to - from || !RecordScanner.isZero(page.buffer(), position, to))
+            if (n < to - from || !RecordScanner.isGap(page.buffer(), position, to))
             {
                 closeQuietly(direct);
                 closeQuietly(dsync);
@@ -440,8 +497,9 @@ final class LogLoader
                 page.validFrom(readFrom);
                 phase("read");
                 final UnsafeBuffer buffer = page.buffer();
-                final RecordScanner scanner = new RecordScanner();
+                final RecordScanner scanner = new RecordScanner(segment.blockSize());
                 int cut;
+                int damageAt; // where damage starts: the cut, or past a gap after it
                 long cutOffset;
                 String damage = null;
                 boolean below = false;
@@ -473,8 +531,10 @@ final class LogLoader
                     final RecordScanner.Stop stop = scanner.scan(buffer, from, size, expected, recordLogId, index, 0,
                         size);
                     cut = scanner.position();
+                    damageAt = scanner.damagePosition();
                     cutOffset = scanner.nextOffset();
-                    final boolean garbage = !RecordScanner.isZero(page.memory().byteBuffer(), cut, size);
+                    // from past the gap, if the records end with one (the scanner checked the gap itself)
+                    final boolean garbage = !RecordScanner.isZero(page.memory().byteBuffer(), damageAt, size);
                     if (stop == RecordScanner.Stop.INVALID || garbage)
                     {
                         damage = stop == RecordScanner.Stop.INVALID ? scanner.reason() :
@@ -489,6 +549,7 @@ final class LogLoader
                 else
                 {
                     cut = from;
+                    damageAt = from;
                     cutOffset = expected;
                 }
                 phase("scan");
@@ -509,7 +570,8 @@ final class LogLoader
                 {
                     final String where = "log '" + name + "': segment " + segment.path() + " position " + cut +
                         " offset " + cutOffset + ": " + unreadable(segment.path(), cut, damage);
-                    final ValidAfter valid = validRecordAfter(buffer, cut, size, cutOffset, recordLogId);
+                    final ValidAfter valid = validRecordAfter(buffer, cut, size, cutOffset, recordLogId,
+                        segment.blockSize());
                     final long after = valid.endOffset;
                     final long later = isLast ? -1 : endOfDropped(used, i + 1, recordLogId);
                     if (below)
@@ -525,7 +587,7 @@ final class LogLoader
                         throw new CorruptLogException(where + " (recovery mode ABSOLUTE_CONSISTENCY)");
                     }
                     else if (mode == RecoveryMode.TOLERATE_TORN_TAIL && after >= 0 &&
-                        !looksTorn(buffer, cut, valid.firstPosition))
+                        !looksTorn(buffer, damageAt, valid.firstPosition))
                     {
                         throw new CorruptLogException(where + ", and valid records follow it (up to offset " +
                             after + ") with no unwritten sector between: corruption, not a torn tail");
@@ -575,7 +637,11 @@ final class LogLoader
         final int size = segment.capacity();
         final UnsafeBuffer buffer = page.buffer();
         final long fileSize = direct.size();
-        final boolean dirty = !RecordScanner.isZero(page.memory().byteBuffer(), cut, size);
+        // the block holding the cut keeps the recovered records: it is written again only when the bytes after
+        // the cut in it are not a gap (a torn or garbled write there), never to rewrite what is already right
+        final int gapEnd = RecordDescriptor.gapEnd(cut, segment.blockSize());
+        final boolean gapClean = RecordScanner.isGap(buffer, cut, gapEnd) && fileSize >= gapEnd;
+        final boolean dirty = !gapClean || !RecordScanner.isZero(page.memory().byteBuffer(), gapEnd, size);
         if (dirty || fileSize < size)
         {
             // torn, stale or garbage bytes after the end: zero them in the page and on disk before anything is
@@ -584,11 +650,27 @@ final class LogLoader
             // inside i_size again (no metadata to make durable) instead of extending the file.
             if (dirty)
             {
-                countZeroed(buffer, segment.path(), cut, size);
+                countZeroed(buffer, segment.path(), gapClean ? gapEnd : cut, size);
             }
-            buffer.setMemory(cut, size - cut, (byte)0);
-            final int zeroFrom = alignDown((int)Math.min(cut, fileSize));
-            direct.write(page.memory().byteBuffer(), zeroFrom, size - zeroFrom, zeroFrom);
+            final int zeroFrom;
+            if (gapClean)
+            {
+                buffer.setMemory(gapEnd, size - gapEnd, (byte)0);
+                zeroFrom = gapEnd;
+            }
+            else
+            {
+                buffer.setMemory(cut, size - cut, (byte)0);
+                if (gapEnd > cut)
+                {
+                    buffer.setMemory(cut + 4, gapEnd - cut - 4, RecordDescriptor.GAP_FILL);
+                }
+                zeroFrom = alignDown((int)Math.min(cut, fileSize));
+            }
+            if (zeroFrom < size)
+            {
+                direct.write(page.memory().byteBuffer(), zeroFrom, size - zeroFrom, zeroFrom);
+            }
             direct.datasync();
             if (fileSize < size)
             {
@@ -689,7 +771,7 @@ final class LogLoader
                         memory.buffer().setMemory(n, size - n, (byte)0);
                     }
                     scannedBytes += n;
-                    final RecordScanner scanner = new RecordScanner();
+                    final RecordScanner scanner = new RecordScanner(s.blockSize());
                     scanner.scan(memory.buffer(), SegmentHeaderDescriptor.LENGTH, size, s.baseOffset(), recordLogId,
                         null, 0, size);
                     end = Math.max(end, scanner.records() > 0 ? scanner.nextOffset() : s.baseOffset());
@@ -813,9 +895,9 @@ final class LogLoader
      * {@code expectedOffset} (both fields -1 when there is none).
      */
     static ValidAfter validRecordAfter(final UnsafeBuffer buffer, final int from, final int size,
-        final long expectedOffset, final int recordLogId)
+        final long expectedOffset, final int recordLogId, final int blockSize)
     {
-        final RecordScanner probe = new RecordScanner();
+        final RecordScanner probe = new RecordScanner(blockSize);
         final ValidAfter found = new ValidAfter();
         for (int p = from + RecordDescriptor.ALIGNMENT; p + RecordDescriptor.HEADER_LENGTH <= size;
             p += RecordDescriptor.ALIGNMENT)

@@ -122,7 +122,7 @@ final class ReadPath
         final int limit = segment.endPosition();
         final DirectBuffer buffer = page.buffer();
         final int from = Math.max(SegmentHeaderDescriptor.LENGTH, segment.index().floorPosition(offset));
-        final int position = locate(buffer, from, limit, offset);
+        final int position = locate(buffer, from, limit, offset, segment, 0);
         if (position < 0)
         {
             page.unpin();
@@ -155,7 +155,7 @@ final class ReadPath
                     context.cache().onMiss(read);
                     final int limit = Math.min(read, segment.endPosition() - chunkStart);
                     final DirectBuffer buffer = memory.buffer();
-                    final int position = locate(buffer, from - chunkStart, limit, offset);
+                    final int position = locate(buffer, from - chunkStart, limit, offset, segment, chunkStart);
                     if (position >= 0)
                     {
                         handedOver = true;
@@ -189,13 +189,22 @@ final class ReadPath
     private static final int NOT_FOUND = -1;
     private static final int NEEDS_MORE = -2;
 
-    /** Finds the record holding {@code offset}, scanning from a record boundary; NEEDS_MORE if bytes run out. */
-    private static int locate(final DirectBuffer buffer, final int from, final int limit, final long offset)
+    /**
+     * Finds the record holding {@code offset}, scanning from a record boundary and over gaps; NEEDS_MORE if bytes
+     * run out. {@code base} is the segment position of buffer index 0.
+     */
+    private static int locate(final DirectBuffer buffer, final int from, final int limit, final long offset,
+        final Segment segment, final int base)
     {
         int position = from;
         while (position + RecordDescriptor.HEADER_LENGTH <= limit)
         {
             final int length = buffer.getInt(position + RecordDescriptor.LENGTH_OFFSET);
+            if (length == 0 && RecordDescriptor.isGap(base + position, segment.blockSize()))
+            {
+                position = segment.skipGap(base + position) - base;
+                continue;
+            }
             if (length < RecordDescriptor.HEADER_LENGTH)
             {
                 return NOT_FOUND;
@@ -229,11 +238,17 @@ final class ReadPath
         final Runnable release, final boolean verify, final Segment segment, final int base)
     {
         int position = from;
+        int end = from;
         int count = 0;
         long next = -1;
         while (position + RecordDescriptor.HEADER_LENGTH <= limit)
         {
             final int length = buffer.getInt(position + RecordDescriptor.LENGTH_OFFSET);
+            if (length == 0 && RecordDescriptor.isGap(base + position, segment.blockSize()))
+            {
+                position = segment.skipGap(base + position) - base;
+                continue;
+            }
             if (length < RecordDescriptor.HEADER_LENGTH)
             {
                 break;
@@ -253,9 +268,10 @@ final class ReadPath
             }
             next = first + buffer.getInt(position + RecordDescriptor.COUNT_OFFSET);
             position += aligned;
+            end = position;
             count++;
         }
-        return new SegmentRecordBatch(buffer, from, position, count, next, release);
+        return new SegmentRecordBatch(buffer, from, end, count, next, release, segment.blockSize(), base);
     }
 
     private boolean intact(final DirectBuffer buffer, final int position, final int length)
@@ -295,7 +311,7 @@ final class ReadPath
                 if (segment.index() == null)
                 {
                     final SegmentIndex index = new SegmentIndex(segment.capacity());
-                    final RecordScanner scanner = new RecordScanner();
+                    final RecordScanner scanner = new RecordScanner(segment.blockSize());
                     scanner.scan(page.buffer(), SegmentHeaderDescriptor.LENGTH, Math.min(read, segment.capacity()),
                         segment.baseOffset(), log.recordLogId(), index);
                     segment.publishScannedEnd(scanner.position());
@@ -346,7 +362,7 @@ final class ReadPath
                 return;
             }
             final SegmentIndex index = new SegmentIndex(segment.capacity());
-            final RecordScanner scanner = new RecordScanner();
+            final RecordScanner scanner = new RecordScanner(segment.blockSize());
             int position = SegmentHeaderDescriptor.LENGTH;
             long expected = segment.baseOffset();
             int chunk = context.readBuffers().bufferSize();

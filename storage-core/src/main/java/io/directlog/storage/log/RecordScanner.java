@@ -9,6 +9,12 @@ import org.agrona.DirectBuffer;
  * Recovery, index rebuilds and verification use it; it stops at the first all-zero header (the end) or the
  * first record that fails a check, and says which.
  * <p>
+ * A zero length off a block boundary right after a good record is a gap (see {@link RecordDescriptor}) when its
+ * bytes up to the boundary are zero; the header at the boundary must then be the expected record like any
+ * other: a zero header there is the end, anything else a record that fails its checks. Either way
+ * {@link #position()} stays the end of the last good record and {@link #damagePosition()} says where the
+ * scan stopped looking.
+ * <p>
  * Not thread-safe; one per scan.
  */
 public final class RecordScanner
@@ -24,7 +30,9 @@ public final class RecordScanner
         INVALID
     }
 
+    private final int blockSize;
     private int position;
+    private int damagePosition;
     private long nextOffset;
     private long lastTimestamp;
     private int records;
@@ -32,6 +40,16 @@ public final class RecordScanner
     private long lastRecordOffset = -1;
     private Stop stop;
     private String reason;
+
+    /** @param blockSize the segment's block size (its header's): where gaps end. */
+    public RecordScanner(final int blockSize)
+    {
+        if (blockSize < 8 || Integer.bitCount(blockSize) != 1)
+        {
+            throw new IllegalArgumentException("block size " + blockSize + " is not a power of two");
+        }
+        this.blockSize = blockSize;
+    }
 
     /**
      * Scans records in {@code buffer} from {@code from} up to {@code limit}.
@@ -67,20 +85,46 @@ public final class RecordScanner
         final int recordLogId, final SegmentIndex index, final int base, final int segmentSize)
     {
         position = from;
+        damagePosition = from;
         nextOffset = expectedOffset;
         records = 0;
         reason = null;
+        int at = from; // the next header to read: position, or past a gap after it
         while (true)
         {
-            if (position + RecordDescriptor.HEADER_LENGTH > limit)
+            damagePosition = at;
+            // a gap first: it can be shorter than a header (8 bytes at the end of a segment, say)
+            if (at == position && RecordDescriptor.isGap(base + at, blockSize) &&
+                at + RecordDescriptor.ALIGNMENT <= limit && buffer.getInt(at + RecordDescriptor.LENGTH_OFFSET) == 0)
             {
-                stop = base + limit >= segmentSize && isZero(buffer, position, limit) ? Stop.END : Stop.LIMIT;
+                final int next = RecordDescriptor.gapEnd(base + at, blockSize) - base;
+                if (next > limit)
+                {
+                    stop = Stop.LIMIT; // the gap is not loaded to its end: the caller reads on from here
+                    return stop;
+                }
+                if (!isGap(buffer, at, next))
+                {
+                    return invalid("a gap holding bytes that are neither its filler nor zero");
+                }
+                if (base + next >= segmentSize)
+                {
+                    damagePosition = next;
+                    stop = Stop.END;
+                    return stop;
+                }
+                at = next; // a record there must be the expected one: checked below like any other
+                continue;
+            }
+            if (at + RecordDescriptor.HEADER_LENGTH > limit)
+            {
+                stop = base + limit >= segmentSize && isZero(buffer, at, limit) ? Stop.END : Stop.LIMIT;
                 return stop;
             }
-            final int length = buffer.getInt(position + RecordDescriptor.LENGTH_OFFSET);
+            final int length = buffer.getInt(at + RecordDescriptor.LENGTH_OFFSET);
             if (length == 0)
             {
-                if (isZero(buffer, position, position + RecordDescriptor.HEADER_LENGTH))
+                if (isZero(buffer, at, at + RecordDescriptor.HEADER_LENGTH))
                 {
                     stop = Stop.END;
                     return stop;
@@ -92,18 +136,18 @@ public final class RecordScanner
                 return invalid("length " + length + " below the header length");
             }
             final int aligned = RecordDescriptor.alignedLength(length);
-            if ((long)base + position + aligned > segmentSize)
+            if ((long)base + at + aligned > segmentSize)
             {
                 return invalid("length " + length + " runs past the segment end");
             }
-            if ((long)position + aligned > limit)
+            if ((long)at + aligned > limit)
             {
                 stop = Stop.LIMIT;
                 return stop;
             }
-            final long offset = buffer.getLong(position + RecordDescriptor.OFFSET_OFFSET);
-            final int count = buffer.getInt(position + RecordDescriptor.COUNT_OFFSET);
-            final int logId = buffer.getInt(position + RecordDescriptor.LOG_ID_OFFSET);
+            final long offset = buffer.getLong(at + RecordDescriptor.OFFSET_OFFSET);
+            final int count = buffer.getInt(at + RecordDescriptor.COUNT_OFFSET);
+            final int logId = buffer.getInt(at + RecordDescriptor.LOG_ID_OFFSET);
             if (logId != recordLogId)
             {
                 return invalid("log id 0x" + Integer.toHexString(logId) + " is not this log's");
@@ -116,23 +160,24 @@ public final class RecordScanner
             {
                 return invalid("record count " + count);
             }
-            final int crc = buffer.getInt(position + RecordDescriptor.CRC_OFFSET);
-            final int actual = Checksums.crc32c(buffer, position + RecordDescriptor.CRC_COVERAGE_OFFSET,
+            final int crc = buffer.getInt(at + RecordDescriptor.CRC_OFFSET);
+            final int actual = Checksums.crc32c(buffer, at + RecordDescriptor.CRC_COVERAGE_OFFSET,
                 length - RecordDescriptor.CRC_COVERAGE_OFFSET);
             if (crc != actual)
             {
                 return invalid("CRC mismatch");
             }
-            final long timestamp = buffer.getLong(position + RecordDescriptor.TIMESTAMP_OFFSET);
+            final long timestamp = buffer.getLong(at + RecordDescriptor.TIMESTAMP_OFFSET);
             if (index != null)
             {
-                index.onRecord(offset, base + position, timestamp);
+                index.onRecord(offset, base + at, timestamp);
             }
             lastTimestamp = timestamp;
-            lastRecordPosition = base + position;
+            lastRecordPosition = base + at;
             lastRecordOffset = offset;
             nextOffset = offset + count;
-            position += aligned;
+            at += aligned;
+            position = at;
             records++;
         }
     }
@@ -170,6 +215,47 @@ public final class RecordScanner
         return true;
     }
 
+    /**
+     * Whether {@code [from, to)} is a gap as the format defines it (see {@link RecordDescriptor}): empty, or a zero
+     * length field followed by sectors each all {@link RecordDescriptor#GAP_FILL} or all zero (a torn write of the
+     * gap's block). Buffer index 0 must lie on a sector boundary of the segment.
+     *
+     * @param buffer bytes.
+     * @param from   the gap's start (a record's end).
+     * @param to     the next block boundary.
+     * @return true when the bytes are a gap.
+     */
+    public static boolean isGap(final DirectBuffer buffer, final int from, final int to)
+    {
+        if (from == to)
+        {
+            return true;
+        }
+        if (to - from < RecordDescriptor.ALIGNMENT || buffer.getInt(from + RecordDescriptor.LENGTH_OFFSET) != 0)
+        {
+            return false;
+        }
+        int at = from + 4;
+        while (at < to)
+        {
+            final int end = Math.min(to, (at & -RecordDescriptor.GAP_SECTOR) + RecordDescriptor.GAP_SECTOR);
+            final byte first = buffer.getByte(at);
+            if (first != 0 && first != RecordDescriptor.GAP_FILL)
+            {
+                return false;
+            }
+            for (int i = at + 1; i < end; i++)
+            {
+                if (buffer.getByte(i) != first)
+                {
+                    return false;
+                }
+            }
+            at = end;
+        }
+        return true;
+    }
+
     private static final java.nio.ByteBuffer ZEROS = java.nio.ByteBuffer.allocateDirect(1 << 20).asReadOnlyBuffer();
 
     /**
@@ -196,10 +282,19 @@ public final class RecordScanner
         return true;
     }
 
-    /** @return the end of the last good record. */
+    /** @return the end of the last good record (a gap after it is not included). */
     public int position()
     {
         return position;
+    }
+
+    /**
+     * @return where the scan stopped looking: the header that ended it, past a gap after the last good record
+     * when there was one (so damage after a gap is judged where it lies, not by the gap's written zeros).
+     */
+    public int damagePosition()
+    {
+        return damagePosition;
     }
 
     /** @return the offset after the last good record. */

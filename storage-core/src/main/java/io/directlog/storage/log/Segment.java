@@ -5,6 +5,7 @@ import java.nio.file.Path;
 
 import io.directlog.storage.cache.CacheOwner;
 import io.directlog.storage.cache.CachePage;
+import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.io.BlockFile;
 
 /**
@@ -22,6 +23,7 @@ public final class Segment implements CacheOwner
     private final long baseOffset;
     private final Path path;
     private final int capacity;
+    private final int blockSize;
     private final Object loadLock = new Object();
     private volatile int endPosition;
     private volatile long endOffset;
@@ -43,15 +45,17 @@ public final class Segment implements CacheOwner
      * @param baseOffset the first record's offset.
      * @param path       the file.
      * @param capacity   the segment's size.
+     * @param blockSize  its write unit (from its header): gaps end at multiples of it.
      */
     public Segment(final SegmentHost host, final long sequence, final long baseOffset, final Path path,
-        final int capacity)
+        final int capacity, final int blockSize)
     {
         this.host = host;
         this.sequence = sequence;
         this.baseOffset = baseOffset;
         this.path = path;
         this.capacity = capacity;
+        this.blockSize = blockSize;
         this.endOffset = baseOffset;
     }
 
@@ -77,6 +81,21 @@ public final class Segment implements CacheOwner
     public int capacity()
     {
         return capacity;
+    }
+
+    /** @return the write unit: no block of this size is written twice; gaps end at multiples of it. */
+    public int blockSize()
+    {
+        return blockSize;
+    }
+
+    /**
+     * @param position a segment position holding a zero length field, below a known end of records.
+     * @return where the next record starts: past the gap, or {@code position} itself at a block boundary.
+     */
+    public int skipGap(final int position)
+    {
+        return RecordDescriptor.gapEnd(position, blockSize);
     }
 
     /** @return the end of the visible records (a position in the segment). */

@@ -11,23 +11,37 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Whole records in a range of a buffer: a view over a pinned cache page (zero-copy) or over a read buffer the
- * batch owns. Closing unpins the page or returns the buffer.
+ * batch owns. Closing unpins the page or returns the buffer. The range can hold gaps (see
+ * {@link RecordDescriptor}), which iteration steps over.
  * <p>
  * Not thread-safe.
  */
 final class SegmentRecordBatch implements RecordBatch
 {
-    static final SegmentRecordBatch EMPTY = new SegmentRecordBatch(new UnsafeBuffer(new byte[0]), 0, 0, 0, -1, null);
+    static final SegmentRecordBatch EMPTY = new SegmentRecordBatch(new UnsafeBuffer(new byte[0]), 0, 0, 0, -1, null,
+        4096, 0);
 
     private final DirectBuffer buffer;
     private final int from;
     private final int to;
     private final int count;
     private final long nextOffset;
+    private final int blockSize;
+    private final int base;
     private Runnable release;
 
+    /**
+     * @param buffer     the bytes.
+     * @param from       buffer index of the first record.
+     * @param to         buffer index after the last record.
+     * @param count      records in the range.
+     * @param nextOffset the offset after the last record.
+     * @param release    what closing does, or null.
+     * @param blockSize  the segment's block size: where gaps end.
+     * @param base       the segment position of buffer index 0.
+     */
     SegmentRecordBatch(final DirectBuffer buffer, final int from, final int to, final int count, final long nextOffset,
-        final Runnable release)
+        final Runnable release, final int blockSize, final int base)
     {
         this.buffer = buffer;
         this.from = from;
@@ -35,11 +49,13 @@ final class SegmentRecordBatch implements RecordBatch
         this.count = count;
         this.nextOffset = nextOffset;
         this.release = release;
+        this.blockSize = blockSize;
+        this.base = base;
     }
 
     static SegmentRecordBatch empty(final long nextOffset)
     {
-        return new SegmentRecordBatch(EMPTY.buffer, 0, 0, 0, nextOffset, null);
+        return new SegmentRecordBatch(EMPTY.buffer, 0, 0, 0, nextOffset, null, EMPTY.blockSize, 0);
     }
 
     @Override
@@ -86,7 +102,13 @@ final class SegmentRecordBatch implements RecordBatch
                 {
                     throw new NoSuchElementException();
                 }
-                final int length = buffer.getInt(position + RecordDescriptor.LENGTH_OFFSET);
+                int length = buffer.getInt(position + RecordDescriptor.LENGTH_OFFSET);
+                if (length == 0)
+                {
+                    // a gap: the batch was built over it, so the next record is at the block boundary
+                    position = RecordDescriptor.gapEnd(base + position, blockSize) - base;
+                    length = buffer.getInt(position + RecordDescriptor.LENGTH_OFFSET);
+                }
                 view.wrap(buffer, position, length);
                 position += RecordDescriptor.alignedLength(length);
                 remaining--;

@@ -161,12 +161,9 @@ public final class KillLoopChild
         final java.util.List<LogSurgery.Found> found = LogSurgery.records(bytes);
         final int tail = found.isEmpty() ? LogSurgery.HEADER :
             found.get(found.size() - 1).position() + found.get(found.size() - 1).aligned();
-        for (int i = tail; i < bytes.length; i++)
+        if (!LogSurgery.cleanAfter(last, tail))
         {
-            if (bytes[i] != 0)
-            {
-                return "Z bad " + last.getFileName() + ": non-zero byte at " + i + " after the records ending at " + tail;
-            }
+            return "Z bad " + last.getFileName() + ": bytes other than a gap and zeros after the records ending at " + tail;
         }
         if (!found.isEmpty() && found.get(found.size() - 1).offset() + 1 != end)
         {

@@ -20,6 +20,8 @@ import java.util.stream.Stream;
 final class LogSurgery
 {
     static final int HEADER = 4096;
+    /** The format's gap filler (RecordDescriptor.GAP_FILL), spelled here again on purpose: an independent parser. */
+    static final byte GAP_FILL = 0x5A;
 
     /** Where a record lies in its segment. */
     record Found(int position, int length, long offset)
@@ -102,15 +104,29 @@ final class LogSurgery
         write(file, position, ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(value).array());
     }
 
-    /** @return the records of a segment's bytes, walked by length until a zero length or a bad one. */
+    /**
+     * @return the records of a segment's bytes, walked by length until a zero length or a bad one; a zero length
+     * off a block boundary (the header's block size) is a gap when a record follows at the boundary.
+     */
     static List<Found> records(final byte[] segment)
     {
         final ByteBuffer b = ByteBuffer.wrap(segment).order(ByteOrder.nativeOrder());
+        final int block = b.getInt(44);
         final List<Found> found = new ArrayList<>();
         int p = HEADER;
         while (p + 32 <= segment.length)
         {
-            final int length = b.getInt(p);
+            int length = b.getInt(p);
+            if (length == 0 && block > 0 && p % block != 0)
+            {
+                final int next = (p / block + 1) * block;
+                if (next + 32 > segment.length || b.getInt(next) < 32)
+                {
+                    break;
+                }
+                p = next;
+                length = b.getInt(p);
+            }
             if (length < 32 || p + ((length + 7) & -8) > segment.length)
             {
                 break;
@@ -136,6 +152,46 @@ final class LogSurgery
         for (int i = 0; i < b.position(); i++)
         {
             if (b.get(i) != 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @return true when the bytes after a recovered end {@code end} are what the format allows there: a gap to the
+     * next 4 KiB boundary (a zero length, then sectors of filler or zeros), then zeros to the file's end.
+     */
+    static boolean cleanAfter(final Path file, final int end)
+    {
+        final byte[] bytes = read(file);
+        final int boundary = (end + 4095) & -4096;
+        if (boundary > end && (end + 4 > bytes.length || bytes[end] != 0 || bytes[end + 1] != 0 || bytes[end + 2] != 0 ||
+            bytes[end + 3] != 0))
+        {
+            return false;
+        }
+        for (int at = end + 4; at < Math.min(boundary, bytes.length); )
+        {
+            final int sectorEnd = Math.min(boundary, (at & -512) + 512);
+            final byte first = bytes[at];
+            if (first != 0 && first != GAP_FILL)
+            {
+                return false;
+            }
+            for (int i = at; i < sectorEnd; i++)
+            {
+                if (bytes[i] != first)
+                {
+                    return false;
+                }
+            }
+            at = sectorEnd;
+        }
+        for (int i = boundary; i < bytes.length; i++)
+        {
+            if (bytes[i] != 0)
             {
                 return false;
             }

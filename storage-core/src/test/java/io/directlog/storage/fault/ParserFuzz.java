@@ -36,6 +36,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 final class ParserFuzz
 {
     private static final int SEG = 64 << 10;
+    /** The block size of the fuzzed segments: gaps end at multiples of it. */
+    private static final int BLOCK = 4096;
     private static final int HEADER = SegmentHeaderDescriptor.LENGTH;
     private static final int BASES = 32;
     private static volatile Result last;
@@ -89,7 +91,7 @@ final class ParserFuzz
             bases[i] = base(rng.split());
         }
         final UnsafeBuffer work = new UnsafeBuffer(ByteBuffer.allocateDirect(SEG).order(ByteOrder.nativeOrder()));
-        final RecordScanner scanner = new RecordScanner();
+        final RecordScanner scanner = new RecordScanner(BLOCK);
         for (int n = 0; n < segments && violations.size() < 20; n++)
         {
             final Base b = bases[rng.nextInt(BASES)];
@@ -155,28 +157,34 @@ final class ParserFuzz
             violations.add("segment " + n + ": stop " + stop + " at position " + position);
             return;
         }
-        if (k > b.starts.length || position != (k == b.starts.length ? b.end : b.starts[k]))
+        // walk the records the scan accepted the way the format places them (over gaps), in the mutated bytes: each
+        // must be byte-identical to the written record with that index, wherever it lies (a block swap can put an
+        // authentic copy of the next record at a gap's start), and the scan must stop right after the last one
+        if (k > b.starts.length)
         {
-            corruptAccepted++;
-            scannerAccepted++;
-            violations.add("segment " + n + ": accepted " + k + " records up to " + position +
-                ", not a prefix of the " + b.starts.length + " written (end " + b.end + ")");
+            reject(n, "accepted " + k + " records, more than the " + b.starts.length + " written");
             return;
         }
-        if (firstDiff < position)
+        int p = HEADER;
+        for (int i = 0; i < k; i++)
         {
-            // something changed below the scan's end: only zero padding between records may differ
-            for (int i = 0; i < k; i++)
+            if (work.getInt(p + RecordDescriptor.LENGTH_OFFSET) == 0 && RecordDescriptor.isGap(p, BLOCK))
             {
-                if (!same(work, b.bytes, b.starts[i], b.lengths[i]))
-                {
-                    corruptAccepted++;
-                    scannerAccepted++;
-                    violations.add("segment " + n + ": accepted record " + i + " at " + b.starts[i] +
-                        " with changed bytes");
-                    return;
-                }
+                p = RecordDescriptor.gapEnd(p, BLOCK);
             }
+            if (!same(work, p, b.bytes, b.starts[i], b.lengths[i]))
+            {
+                reject(n, "accepted record " + i + " at " + p + ", not the bytes written as record " + i + " (at " +
+                    b.starts[i] + "); stop " + stop + " " + scanner.reason());
+                return;
+            }
+            p += RecordDescriptor.alignedLength(b.lengths[i]);
+        }
+        if (position != p)
+        {
+            reject(n, "accepted " + k + " records ending at " + p + " but stopped at " + position + " (written end " +
+                b.end + "); stop " + stop + " " + scanner.reason());
+            return;
         }
         recordsChecked += k;
         if (firstDiff < SEG)
@@ -192,16 +200,17 @@ final class ParserFuzz
         final List<byte[]> payloads = new ArrayList<>();
         try (LogStore store = LogStore.open(config(src, RecoveryMode.TOLERATE_TORN_TAIL)))
         {
-            final Log log = store.log("f");
-            final List<java.util.concurrent.CompletableFuture<Long>> acks = new ArrayList<>();
+            // four writes (MEMORY appends, each wave ended by a DSYNC one), so the image has gaps between them;
+            // no timed flush in between, so it stays within one fuzzed segment
+            final Log log = store.log("f", LogConfig.builder().segmentSize(1 << 20).preparedSegments(1)
+                .flushInterval(java.time.Duration.ofMinutes(1)).build());
             for (int i = 0; i < 120; i++)
             {
-                final byte[] p = new byte[rng.nextInt(i % 10 == 0 ? 0 : 1, 700)];
+                final byte[] p = new byte[rng.nextInt(i % 10 == 0 ? 0 : 1, 400)];
                 rng.nextBytes(p);
                 payloads.add(p);
-                acks.add(log.append(p, Durability.DSYNC));
+                log.append(p, i % 30 == 29 ? Durability.DSYNC : Durability.MEMORY).join();
             }
-            acks.forEach(java.util.concurrent.CompletableFuture::join);
         }
         final Path srcSeg = LogSurgery.segment(src.resolve("f"), 0);
         final byte[] original = LogSurgery.read(srcSeg);
@@ -366,18 +375,31 @@ final class ParserFuzz
         final long logId = r.nextLong() | 1;
         final int recordLogId = RecordDescriptor.recordLogId(logId);
         final long baseOffset = r.nextLong(1L << 40);
-        SegmentHeaderDescriptor.write(buf, logId, baseOffset, r.nextInt(1000), SEG, System.currentTimeMillis());
-        final int fill = HEADER + r.nextInt(SEG - HEADER + 1);
+        SegmentHeaderDescriptor.write(buf, logId, baseOffset, r.nextInt(1000), SEG, BLOCK, System.currentTimeMillis());
+        // one base in four runs to 8, 16 or 24 bytes before the segment's end: a gap shorter than a header
+        final int shortTail = r.nextInt(4) == 0 ? 8 * (1 + r.nextInt(3)) : 0;
+        final int fill = shortTail > 0 ? SEG : HEADER + r.nextInt(SEG - HEADER + 1);
         final List<int[]> records = new ArrayList<>();
         int p = HEADER;
         long offset = baseOffset;
         long timestamp = 1_700_000_000_000L + r.nextInt(1 << 20);
         final CRC32C crc = new CRC32C();
-        while (true)
+        boolean last = false;
+        while (!last)
         {
             final int kind = r.nextInt(100);
-            final int payload = kind < 20 ? 0 : kind < 80 ? r.nextInt(1, 200) : kind < 97 ? r.nextInt(200, 4096) :
+            int payload = kind < 20 ? 0 : kind < 80 ? r.nextInt(1, 200) : kind < 97 ? r.nextInt(200, 4096) :
                 r.nextInt(4096, 20_000);
+            if (shortTail > 0 && p + RecordDescriptor.alignedLength(RecordDescriptor.HEADER_LENGTH + payload) >
+                SEG - shortTail - RecordDescriptor.HEADER_LENGTH)
+            {
+                payload = SEG - shortTail - p - RecordDescriptor.HEADER_LENGTH; // the last one, ending there
+                last = true;
+                if (payload < 0)
+                {
+                    break;
+                }
+            }
             final int length = RecordDescriptor.HEADER_LENGTH + payload;
             final int aligned = RecordDescriptor.alignedLength(length);
             if (p + aligned > fill)
@@ -402,9 +424,22 @@ final class ParserFuzz
             p += aligned;
             offset += count;
             timestamp += r.nextInt(3);
+            if (last || r.nextInt(4) == 0)
+            {
+                // a write ended here: the writer leaves a gap (zero length, then filler) to the next block
+                final int gapEnd = Math.min(SEG, RecordDescriptor.gapEnd(p, BLOCK));
+                if (gapEnd > p)
+                {
+                    buf.setMemory(p + 4, gapEnd - p - 4, RecordDescriptor.GAP_FILL);
+                }
+                p = gapEnd;
+            }
         }
+        final int end = records.isEmpty() ? HEADER :
+            records.get(records.size() - 1)[0] + RecordDescriptor.alignedLength(records.get(records.size() - 1)[1]);
+        buf.setMemory(p, SEG - p, (byte)0); // after the last record: its gap if one was left, then zeros
         return new Base(buf, records.stream().mapToInt(x -> x[0]).toArray(),
-            records.stream().mapToInt(x -> x[1]).toArray(), p, baseOffset, recordLogId);
+            records.stream().mapToInt(x -> x[1]).toArray(), end, baseOffset, recordLogId);
     }
 
     private static Base fromFound(final byte[] segment, final List<LogSurgery.Found> found, final int end)
@@ -528,15 +563,23 @@ final class ParserFuzz
         return SEG;
     }
 
-    private static boolean same(final UnsafeBuffer a, final UnsafeBuffer b, final int from, final int length)
+    private static boolean same(final UnsafeBuffer a, final int at, final UnsafeBuffer b, final int from,
+        final int length)
     {
-        for (int i = from; i < from + length; i++)
+        for (int i = 0; i < length; i++)
         {
-            if (a.getByte(i) != b.getByte(i))
+            if (a.getByte(at + i) != b.getByte(from + i))
             {
                 return false;
             }
         }
         return true;
+    }
+
+    private void reject(final int n, final String what)
+    {
+        corruptAccepted++;
+        scannerAccepted++;
+        violations.add("segment " + n + ": " + what);
     }
 }
