@@ -215,12 +215,19 @@ class PowerLossTest
         }
     }
 
+    /**
+     * The release-sized run: 10^7 crash states (about two hours on one core here; two JVMs with their own seeds
+     * and {@code -Ddirectlog.powerloss.stressStates=5000000} split it). Fails if the deadline
+     * ({@code -Ddirectlog.powerloss.stressMinutes}, default 300) comes before the target.
+     */
     @Test
     @Tag("stress")
+    @Timeout(value = 6, unit = TimeUnit.HOURS)
     void tenMillionCrashStatesKeepAcknowledgedRecords() throws Exception
     {
         final long target = Long.getLong("directlog.powerloss.stressStates", 10_000_000L);
-        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(Long.getLong("directlog.powerloss.stressMinutes", 12));
+        final long minutes = Long.getLong("directlog.powerloss.stressMinutes", 300);
+        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(minutes);
         final long before = TALLY.cases;
         int w = 0;
         while (TALLY.cases - before < target && System.nanoTime() - deadline < 0)
@@ -232,6 +239,8 @@ class PowerLossTest
         }
         System.out.printf("powerloss: stress: %d workloads, %d crash states%n", w, TALLY.cases - before);
         TALLY.assertClean();
+        assertTrue(TALLY.cases - before >= target, "the deadline came after " + (TALLY.cases - before) +
+            " crash states, before the target " + target);
     }
 
     private static List<PowerLossWorkload.Step> randomSteps(final SplittableRandom rng, final Durability mode,
