@@ -1578,6 +1578,15 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         return activeSegment;
     }
 
+    /** Asks the cache to keep a zeroed page ready for this log's next roll (see PageCache.reserve). Preparer thread. */
+    void reserveWritePage()
+    {
+        if (!closing)
+        {
+            context.cache().reserve(meta.segmentSize());
+        }
+    }
+
     int preparedCount()
     {
         return prepared.size();

@@ -19,6 +19,9 @@ import io.directlog.storage.page.PageMemory;
  * leaves unwritten extents on ext4, whose conversion on first write is a journaled metadata change), fdatasync,
  * rename to the final name, fsync the directory, open. So the writer's later O_DIRECT writes change no metadata.
  * <p>
+ * It also asks the page cache to keep a zeroed page ready for each log's next roll, so that the writer takes
+ * both the file and the page ready-made.
+ * <p>
  * When space runs out it tells the log (appends fail fast with LogFullException once no prepared segment is
  * left; reads go on) and retries every second; appends resume by themselves when it succeeds.
  * <p>
@@ -117,9 +120,17 @@ public final class SegmentPreparer implements AutoCloseable
         }
     }
 
-    /** Prepares segments for one log up to its target; true when it failed. */
+    /** Prepares segments for one log up to its target, and a zeroed page for its next roll; true when it failed. */
     private boolean fill(final DefaultLog log)
     {
+        try
+        {
+            log.reserveWritePage();
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.log(System.Logger.Level.WARNING, "cannot reserve a page for log '" + log.name() + "': " + e.getMessage());
+        }
         while (running && logs.contains(log) && !log.isClosing() && log.preparedCount() < log.preparedTarget())
         {
             try

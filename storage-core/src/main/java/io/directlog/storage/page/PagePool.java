@@ -25,6 +25,7 @@ public final class PagePool implements AutoCloseable
     private long allocatedBytes;
     private long freeBytes;
     private long allocations;
+    private long zeroedByTaker;
     /** The free page the cleaner is zeroing now (counted in freeBytes, in neither queue), or null. Guarded by this. */
     private PageMemory cleaning;
     private volatile boolean closed;
@@ -64,6 +65,15 @@ public final class PagePool implements AutoCloseable
     public synchronized long usedBytes()
     {
         return allocatedBytes - freeBytes;
+    }
+
+    /**
+     * @return pages a taker had to zero on its own thread because none was ready (a writer's roll stalls for it:
+     * about 10 ms for 64 MiB here); {@code PageCache.reserve} keeps this at zero for write pages.
+     */
+    public synchronized long zeroedByTaker()
+    {
+        return zeroedByTaker;
     }
 
     /** @return how many times native memory was allocated. */
@@ -118,6 +128,7 @@ public final class PagePool implements AutoCloseable
                 if (p.size() == size && dirty.remove(p))
                 {
                     freeBytes -= size;
+                    zeroedByTaker++;
                     zeroInline = p;
                     break;
                 }
@@ -188,6 +199,22 @@ public final class PagePool implements AutoCloseable
             }
         }
         return false;
+    }
+
+    /**
+     * @param size a page size.
+     * @return true when a page of this size can be had without zeroing it on the taker's thread: a zeroed one, one
+     * queued for (or being zeroed by) the cleaner, or room in the budget for a fresh one.
+     */
+    public synchronized boolean hasSpare(final int size)
+    {
+        return hasFreePage(size) || (cleaning != null && cleaning.size() == size) || allocatedBytes + size <= budget;
+    }
+
+    /** @return true when no free page waits for the cleaner (none queued, none being zeroed). */
+    public synchronized boolean allFreePagesZeroed()
+    {
+        return dirty.isEmpty() && cleaning == null;
     }
 
     /** @return true when bytes could be allocated without evicting anything. */
