@@ -62,7 +62,9 @@ class RecoveryTest
         {
             try (RecordBatch batch = log.read(next, 1 << 16))
             {
-                assertFalse(batch.isEmpty(), "offset " + next + " readable");
+                final long at = next;
+                assertFalse(batch.isEmpty(), () -> "offset " + at + " readable (start " + log.startOffset() +
+                    ", visible end " + log.visibleEndOffset() + ", end " + log.endOffset() + ")");
                 for (final Record r : batch)
                 {
                     assertEquals(next, r.offset());

@@ -133,6 +133,8 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private final AckSyncGate ackGate = new AckSyncGate();
     /** Acknowledgements held back by a sync in flight (writer-owned). */
     private boolean acksDeferred;
+    /** The offset after the last record a completed write covered (writer-owned). */
+    private long writtenEndOffset;
     private boolean failedAcksDrained;
 
     // counters: written by the writer, read racily by stats()
@@ -187,6 +189,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     {
         startOffset = start;
         nextOffset = offset;
+        writtenEndOffset = offset;
         endOffset = offset;
         visibleEndOffset = offset;
         lastTimestamp = timestamp;
@@ -632,8 +635,9 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     }
 
     /**
-     * Completes the pending appends in order, unless the syncer's fdatasync is in flight: then they wait for it
-     * (their writes are done), and a failure it finds fails them instead (see {@link AckSyncGate}).
+     * Completes the pending appends that may be acknowledged (MEMORY ones, and DIRECT or DSYNC ones a completed
+     * write covered), in order, unless the syncer's fdatasync is in flight: then they wait for it (their writes
+     * are done), and a failure it finds fails them instead (see {@link AckSyncGate}).
      */
     private void acknowledge()
     {
@@ -651,7 +655,8 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             }
             else
             {
-                acks.completeAll();
+                // held-back acknowledgements come back after more records were copied: only what was written goes
+                acks.completeUpTo(writtenEndOffset);
             }
             acksDeferred = false;
         }
@@ -771,6 +776,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         flushedRecords += recordsSinceFlush;
         recordsSinceFlush = 0;
         flushedPosition = writePosition;
+        writtenEndOffset = nextOffset;
         segment.maxTimestamp(lastTimestamp);
         // the syncer takes it before its fdatasync
         watermark.set(epoch, segment.sequence(), flushedPosition, nextOffset, lastRecordPosition, lastRecordOffset);
@@ -1387,6 +1393,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         writePosition = at.position();
         flushedPosition = at.position();
         nextOffset = offset;
+        writtenEndOffset = offset;
         endOffset = offset;
         lastRecordPosition = at.previousPosition();
         lastRecordOffset = at.previousOffset();

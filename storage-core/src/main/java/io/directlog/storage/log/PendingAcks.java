@@ -18,6 +18,7 @@ final class PendingAcks
     private int head;
     private int size;
     private int[] lengths = new int[1024];
+    private byte[] kinds = new byte[1024]; // the Durability ordinal of each pending append
     private int durable;
     private int dsync;
     private long completed;
@@ -32,6 +33,7 @@ final class PendingAcks
         final int i = (head + size) & (callbacks.length - 1);
         callbacks[i] = callback;
         lengths[i] = length;
+        kinds[i] = (byte)durability.ordinal();
         offsets[i] = durability == Durability.MEMORY ? offset : -offset - 1;
         size++;
         if (durability != Durability.MEMORY)
@@ -78,24 +80,46 @@ final class PendingAcks
         return completedBytes;
     }
 
-    /** Completes every pending append successfully, in order. */
-    void completeAll()
+    /**
+     * Completes pending appends successfully, in order, while each is a MEMORY append or its record was written
+     * (its offset lies below {@code writtenEnd}); stops at the first DIRECT or DSYNC append not yet written, and
+     * everything behind it waits. A writer that held its acknowledgements back (a sync in flight) and copied more
+     * records since must not acknowledge those before they are written.
+     *
+     * @param writtenEnd the offset after the last record a completed write covered.
+     */
+    void completeUpTo(final long writtenEnd)
     {
         while (size > 0)
         {
             final int i = head;
-            final AppendCallback cb = callbacks[i];
             final long encoded = offsets[i];
+            final long offset = encoded < 0 ? -encoded - 1 : encoded;
+            final byte kind = kinds[i];
+            if (kind != MEMORY && offset >= writtenEnd)
+            {
+                return;
+            }
+            final AppendCallback cb = callbacks[i];
             callbacks[i] = null;
             head = (head + 1) & (callbacks.length - 1);
             size--;
+            if (kind != MEMORY)
+            {
+                durable--;
+                if (kind == DSYNC)
+                {
+                    dsync--;
+                }
+            }
             completed++;
             completedBytes += lengths[i];
-            cb.onComplete(encoded < 0 ? -encoded - 1 : encoded, null);
+            cb.onComplete(offset, null);
         }
-        durable = 0;
-        dsync = 0;
     }
+
+    private static final byte MEMORY = (byte)Durability.MEMORY.ordinal();
+    private static final byte DSYNC = (byte)Durability.DSYNC.ordinal();
 
     /**
      * Fails every pending append, in order.
@@ -123,13 +147,16 @@ final class PendingAcks
         final AppendCallback[] c = new AppendCallback[n * 2];
         final long[] o = new long[n * 2];
         final int[] l = new int[n * 2];
+        final byte[] d = new byte[n * 2];
         for (int k = 0; k < size; k++)
         {
             c[k] = callbacks[(head + k) & (n - 1)];
             o[k] = offsets[(head + k) & (n - 1)];
             l[k] = lengths[(head + k) & (n - 1)];
+            d[k] = kinds[(head + k) & (n - 1)];
         }
         lengths = l;
+        kinds = d;
         Arrays.fill(callbacks, null);
         callbacks = c;
         offsets = o;
