@@ -7,15 +7,23 @@ package io.directlog.storage;
  * @param appendedBytes    payload bytes acknowledged.
  * @param flushes          pwrite calls on the log's segments (group commits).
  * @param flushedRecords   appends covered by those writes (records per flush = flushedRecords / flushes).
+ * @param flushNanos       time spent in those writes, in nanoseconds (mean flush latency = flushNanos / flushes).
  * @param segmentRolls     segments rolled.
  * @param preparerStalls   times the writer had to wait for a prepared segment.
  * @param syncs            background fdatasync health probes.
  * @param cacheHits        reads served from a resident page.
  * @param cacheMisses      reads that went to disk.
+ * @param preparedAhead    prepared segments ready ahead of the write head now.
  */
-public record LogStats(long appends, long appendedBytes, long flushes, long flushedRecords, long segmentRolls,
-    long preparerStalls, long syncs, long cacheHits, long cacheMisses)
+public record LogStats(long appends, long appendedBytes, long flushes, long flushedRecords, long flushNanos,
+    long segmentRolls, long preparerStalls, long syncs, long cacheHits, long cacheMisses, int preparedAhead)
 {
+    /** @return mean time of a write in microseconds, 0 before the first write. */
+    public double meanFlushMicros()
+    {
+        return flushes == 0 ? 0 : flushNanos / 1e3 / flushes;
+    }
+
     /** @return mean appends per write, 0 before the first write. */
     public double recordsPerFlush()
     {

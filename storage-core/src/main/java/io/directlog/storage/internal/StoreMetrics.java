@@ -2,10 +2,12 @@ package io.directlog.storage.internal;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import io.directlog.storage.log.DefaultLog;
 import io.directlog.storage.writer.LogWriterAgent;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -41,6 +43,18 @@ final class StoreMetrics implements AutoCloseable
         m.counter("directlog.preparer.stalls", store, s -> sumLogs(s, 5));
         m.counter("directlog.syncs", store, s -> sumLogs(s, 6));
         m.counter("directlog.segments.prepared", store, s -> s.preparer().preparedCount());
+        m.meters.add(FunctionTimer.builder("directlog.flush.latency", store, s -> (long)sumLogs(s, 2),
+            s -> sumLogs(s, 7), TimeUnit.NANOSECONDS).register(registry));
+        m.gauge("directlog.segments.prepared.ahead", store, s -> sumLogs(s, 8));
+        m.gauge("directlog.segments.prepared.ahead.min", store, s ->
+        {
+            long min = Long.MAX_VALUE;
+            for (final DefaultLog log : s.openLogs().values())
+            {
+                min = Math.min(min, log.stats().preparedAhead());
+            }
+            return min == Long.MAX_VALUE ? 0 : min;
+        });
         m.gauge("directlog.writer.queue.bytes", store, s ->
         {
             long total = 0;
@@ -80,7 +94,9 @@ final class StoreMetrics implements AutoCloseable
                 case 3 -> s.flushedRecords();
                 case 4 -> s.segmentRolls();
                 case 5 -> s.preparerStalls();
-                default -> s.syncs();
+                case 6 -> s.syncs();
+                case 7 -> s.flushNanos();
+                default -> s.preparedAhead();
             };
         }
         return total;

@@ -140,6 +140,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     // counters: written by the writer, read racily by stats()
     private long flushes;
     private long flushedRecords;
+    private long flushNanos;
     private long rolls;
     private long stalls;
     private long syncs;
@@ -400,8 +401,8 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     @Override
     public LogStats stats()
     {
-        return new LogStats(acks.completed(), acks.completedBytes(), flushes, flushedRecords, rolls, stalls, syncs,
-            readPath.hits(), readPath.misses());
+        return new LogStats(acks.completed(), acks.completedBytes(), flushes, flushedRecords, flushNanos, rolls, stalls,
+            syncs, readPath.hits(), readPath.misses(), prepared.size());
     }
 
     // ---------------------------------------------------------------- read API
@@ -753,11 +754,13 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             final boolean syncAfter = dsync && unsyncedDirect;
             fillGap(pageBuffer, writePosition, to);
             final BlockFile file = dsync && !syncAfter ? segment.dsyncFile() : segment.directFile();
+            final long started = System.nanoTime();
             file.write(pageBytes, from, to - from, from);
             if (syncAfter || !context.io().isDirect() && acks.durable() > 0 && !dsync)
             {
                 file.datasync(); // or the buffered fallback: DIRECT would otherwise only reach the page cache
             }
+            flushNanos += System.nanoTime() - started;
             unsyncedDirect = !dsync;
         }
         catch (final IOException | RuntimeException e)

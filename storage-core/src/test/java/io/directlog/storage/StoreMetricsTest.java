@@ -1,0 +1,66 @@
+package io.directlog.storage;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The store's Micrometer meters (docs/metrics.md): present, fed by the engine's counters, removed at close. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class StoreMetricsTest
+{
+    @Test
+    void writePathMetersCountAppendsFlushesTheirLatencyAndThePreparedSegmentsAhead() throws Exception
+    {
+        final Path dir = TestDirs.create("metrics");
+        final MeterRegistry registry = new SimpleMeterRegistry();
+        try (LogStore store = LogStore.open(StoreConfig.builder(dir).memoryBudget(64L << 20).writerThreads(1)
+            .meterRegistry(registry).defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).preparedSegments(2)
+                .build()).build()))
+        {
+            final Log log = store.log("m");
+            final List<CompletableFuture<Long>> futures = new ArrayList<>();
+            for (int i = 0; i < 500; i++)
+            {
+                futures.add(log.append(new byte[4000], Durability.DIRECT));
+            }
+            futures.forEach(CompletableFuture::join);
+            final LogStats stats = log.stats();
+            assertEquals(500, registry.get("directlog.appends").functionCounter().count());
+            assertEquals(500 * 4000, registry.get("directlog.appended.bytes").functionCounter().count());
+            final double flushes = registry.get("directlog.flushes").functionCounter().count();
+            assertTrue(flushes > 0 && flushes <= 500, "flushes " + flushes);
+            final FunctionTimer latency = registry.get("directlog.flush.latency").functionTimer();
+            assertEquals(flushes, latency.count(), "one timing per flush");
+            assertTrue(latency.totalTime(TimeUnit.NANOSECONDS) > 0);
+            assertEquals(stats.flushNanos() / 1e3 / stats.flushes(), stats.meanFlushMicros(), 1e-6);
+            assertTrue(registry.get("directlog.records.per.flush").gauge().value() >= 1);
+            assertTrue(registry.get("directlog.segment.rolls").functionCounter().count() >= 1, "2 MB into 1 MiB segments");
+            // the preparer refills the queue after the rolls: the gauges come back to preparedSegments
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (registry.get("directlog.segments.prepared.ahead.min").gauge().value() < 2)
+            {
+                assertTrue(System.nanoTime() < deadline, "the preparer did not refill within 30 s");
+                Thread.onSpinWait();
+            }
+            assertEquals(2, registry.get("directlog.segments.prepared.ahead").gauge().value());
+            assertEquals(2, log.stats().preparedAhead());
+            assertNotNull(registry.find("directlog.writer.queue.bytes").gauge());
+            assertNotNull(registry.find("directlog.cache.hit.ratio").gauge());
+        }
+        assertNull(registry.find("directlog.flush.latency").functionTimer(), "meters removed when the store closes");
+        assertNull(registry.find("directlog.appends").functionCounter());
+    }
+}
