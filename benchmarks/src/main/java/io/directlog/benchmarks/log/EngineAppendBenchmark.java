@@ -1,9 +1,11 @@
 package io.directlog.benchmarks.log;
 
 import io.directlog.benchmarks.AbstractBenchmarkBase;
+import io.directlog.storage.AppendWaiter;
 import io.directlog.storage.Durability;
 import io.directlog.storage.Log;
 import io.directlog.storage.LogConfig;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -21,7 +23,8 @@ import org.openjdk.jmh.annotations.Threads;
 /**
  * The engine's append on the allocation-free path: each producer appends one record with
  * {@code log.append(DirectBuffer, int, int, Durability, AppendCallback)} and waits for its own callback before
- * the next (a closed loop: throughput is producers / latency). Throughput gives ops/s (MB/s = ops/s x
+ * the next (a closed loop: throughput is producers / latency), waiting with the engine's {@link AppendWaiter}.
+ * Throughput gives ops/s (MB/s = ops/s x
  * recordSize); SampleTime gives the latency percentiles. Run with {@code -prof gc}: {@code gc.alloc.rate.norm}
  * should be about 0 B/op.
  * <p>
@@ -63,32 +66,47 @@ public class EngineAppendBenchmark extends AbstractBenchmarkBase
         return LogConfig.builder().segmentSize(64 * MIB).durability(durability).retentionBytes(GIB).build();
     }
 
-    /** One producer: its seeded record in native memory and its reusable completion. */
+    /**
+     * System property: how producers wait for their acknowledgement. {@code adaptive} (the default) is the engine's
+     * {@link AppendWaiter} as it comes: it polls, yielding, for a budget adapted to its recent waits, then parks.
+     * {@code park} parks at once ({@code new AppendWaiter(Duration.ZERO, Duration.ZERO)}), so that the writer
+     * wakes every producer with a futex: the cost of a client that never polls.
+     */
+    public static final String WAITER_PROP_NAME = "directlog.bench.waiter";
+
+    /** One producer: its seeded record in native memory and its reusable waiter. */
     @State(Scope.Thread)
     public static class Producer
     {
         UnsafeBuffer record;
         int length;
-        Completion completion;
+        AppendWaiter waiter;
 
-        /**
-         * @param bench  the benchmark, for the record size.
-         * @param params the run's settings, for the producer count (which decides how the producer waits).
-         */
+        /** @param bench the benchmark, for the record size. */
         @Setup(Level.Trial)
-        public void init(final EngineAppendBenchmark bench, final org.openjdk.jmh.infra.BenchmarkParams params)
+        public void init(final EngineAppendBenchmark bench)
         {
             length = size(bench.recordSize);
             record = EngineFixture.directRecord(length);
-            completion = new Completion(params.getThreads()); // owned by this producer's thread
+            waiter = newWaiter();
         }
 
         long append(final Log log, final Durability durability)
         {
-            completion.arm();
-            log.append(record, 0, length, durability, completion);
-            return completion.await();
+            return waiter.append(log, record, 0, length, durability);
         }
+    }
+
+    static AppendWaiter newWaiter()
+    {
+        final String kind = System.getProperty(WAITER_PROP_NAME, "adaptive");
+        return switch (kind)
+        {
+            case "adaptive" -> new AppendWaiter();
+            case "park" -> new AppendWaiter(Duration.ZERO, Duration.ZERO);
+            default -> throw new IllegalArgumentException(WAITER_PROP_NAME + "=" + kind +
+                ": expected adaptive or park");
+        };
     }
 
     /** @param p the producer. @return the record's offset. */

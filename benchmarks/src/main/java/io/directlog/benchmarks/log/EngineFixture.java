@@ -20,6 +20,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 final class EngineFixture implements AutoCloseable
 {
     static final String LOG_NAME = "bench";
+    /** How long a harness waits for acknowledgements before it fails the benchmark rather than hang it: 30 s. */
+    static final long ACK_TIMEOUT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
 
     private final Path dir;
     private final LogConfig logConfig;
@@ -89,7 +91,7 @@ final class EngineFixture implements AutoCloseable
             log.append(record, 0, recordSize, Durability.MEMORY, callback);
             sent++;
         }
-        final long deadline = System.nanoTime() + Completion.TIMEOUT_NANOS;
+        final long deadline = System.nanoTime() + ACK_TIMEOUT_NANOS;
         while (acknowledged.get() < sent)
         {
             if (System.nanoTime() - deadline > 0)

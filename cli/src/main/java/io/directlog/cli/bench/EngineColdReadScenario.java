@@ -6,6 +6,7 @@ import org.HdrHistogram.Histogram;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import io.directlog.storage.AppendCallback;
+import io.directlog.storage.AppendWaiter;
 import io.directlog.storage.Durability;
 import io.directlog.storage.Log;
 import io.directlog.storage.LogConfig;
@@ -100,8 +101,8 @@ final class EngineColdReadScenario implements Scenario
             log.append(payload, 0, RECORD_BYTES, Durability.MEMORY, onError);
         }
         // The last callback comes after every other (callbacks of a log run in offset order, on one thread),
-        // so the handshake also publishes failure[0].
-        new AppendHandshake().append(log, payload, RECORD_BYTES, Durability.MEMORY);
+        // so the waiter's return also publishes failure[0].
+        new AppendWaiter().append(log, payload, 0, RECORD_BYTES, Durability.MEMORY);
         Phases.rethrow(failure[0]);
     }
 
