@@ -5,6 +5,7 @@
 #   benchmarks/matrix.sh              # the matrix on the JDK on the PATH (or $JAVA_HOME): about 40 minutes here
 #   benchmarks/matrix.sh --targets    # only what the targets in docs/benchmarks.md need: about 15 minutes
 #   JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 benchmarks/matrix.sh --targets
+#   benchmarks/matrix.sh --targets --out docs/benchmarks/jdk17-targets   # beside a full run, not over it
 #
 # Settings: 1 fork, 2 x 1 s warmup, 3 x 1 s measurement (JMH_OPTS overrides them), -prof gc. That is shorter than
 # the suites' own defaults (2 forks, 5 + 10 iterations; benchmarks/run.sh with no arguments), so that the whole
@@ -14,12 +15,17 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 targets_only=false
-if [[ "${1:-}" == "--targets" ]]; then
-  targets_only=true
-fi
+out=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --targets) targets_only=true; shift ;;
+    --out) out="${2:?--out needs a directory}"; shift 2 ;;
+    *) echo "matrix.sh: unknown argument '$1' (expected --targets, --out DIR)" >&2; exit 2 ;;
+  esac
+done
 java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 jdk="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
-out="docs/benchmarks/jdk${jdk}"
+out="${out:-docs/benchmarks/jdk${jdk}}"
 mkdir -p "$out"
 # build once, then run a copy: a rebuild during the run cannot change what is measured
 mvn -q -pl benchmarks -am package -DskipTests
@@ -66,6 +72,9 @@ if $targets_only; then
   part 05-engine-reads 'log\.(EngineTailReadBenchmark|EngineCacheReadBenchmark|EngineColdReplayBenchmark)'
   part 06-peers 'peers\.RocksDbWalBenchmark\.producers(01|16|64)$' 'peers\.ChronicleQueueBenchmark\.producers01$' \
     -p recordSize=00100 -p sync=true,false
+  # the same closed loop with producers that park at once (no digit first: not plotted, never wins over 02)
+  part waiter-park 'log\.EngineAppendBenchmark\.producers(16|64)$' -p recordSize=00100 -p durability=DSYNC,DIRECT \
+    -bm thrpt -jvmArgsAppend -Ddirectlog.bench.waiter=park
 else
   part 01-raw 'raw\.RawOverwriteBenchmark' 'raw\.RawSequentialBenchmark' -p impl=nativeio
   part 02-raw-read 'raw\.RawReadBenchmark' -p chunk=0065536,1048576 -bm thrpt
