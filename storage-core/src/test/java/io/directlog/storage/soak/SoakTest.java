@@ -43,9 +43,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * appends) instead of OutOfMemoryError; p99 of the last "minute" within 2x of minute 3 (a "minute" is a tenth of
  * the run, so the 30 s smoke run keeps the shape).
  * <p>
- * The engine has no retention yet, so the disk stays bounded by rotating logs: when a log holds 1 GiB, producers
- * move to a new one and the log before the previous one is deleted (consumers reading it move on). That also
- * soaks log create and delete.
+ * The disk stays bounded by rotating logs rather than by retention (TruncateAndRetentionTest covers that):
+ * when a log holds 1 GiB, producers move to a new one and the log before the previous one is deleted (consumers
+ * reading it move on), so the soak also exercises log create and delete under load.
  */
 @Tag("soak")
 class SoakTest
