@@ -139,7 +139,6 @@ final class StoreFiles
         }
     }
 
-    /** @return the position of the last non-zero byte of a file, or -1. */
     /**
      * @return the last non-zero byte of the records in a segment file: the gap the last write left after them
      * (a zero length field, then filler up to a 4 KiB boundary) is skipped; -1 when there is none.
