@@ -2,8 +2,8 @@
 # The published benchmark run: every suite, in one sitting, so the engine and its peers share the machine's
 # conditions. JSON goes to docs/benchmarks/jdk<N>/NN-<part>.json, then plot.sh draws docs/benchmarks/jdk<N>/.
 #
-#   benchmarks/matrix.sh              # the matrix on the JDK on the PATH (or $JAVA_HOME): about 40 minutes here
-#   benchmarks/matrix.sh --targets    # only what the targets in docs/benchmarks.md need: about 15 minutes
+#   benchmarks/matrix.sh              # the matrix on the JDK on the PATH (or $JAVA_HOME): about 30 minutes here
+#   benchmarks/matrix.sh --targets    # only what the targets in docs/benchmarks.md need: about 7 minutes
 #   JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 benchmarks/matrix.sh --targets
 #   benchmarks/matrix.sh --targets --out docs/benchmarks/jdk17-targets   # beside a full run, not over it
 #
@@ -27,6 +27,8 @@ java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 jdk="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
 out="${out:-docs/benchmarks/jdk${jdk}}"
 mkdir -p "$out"
+# a run replaces the one before it: its JSON files go, or a part this run does not write would win in the plots
+rm -f "$out"/[0-9]*.json "$out"/waiter-park.json
 # build once, then run a copy: a rebuild during the run cannot change what is measured
 mvn -q -pl benchmarks -am package -DskipTests
 jar="$(mktemp -d)/benchmarks.jar"

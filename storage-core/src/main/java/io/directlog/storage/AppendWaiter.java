@@ -24,7 +24,7 @@ import org.agrona.DirectBuffer;
  * <p>
  * Design note: RocksDB's write thread waits the same way (its adaptive yield polls up to 100 us by default, then
  * blocks). On the 2-vCPU machine of {@code docs/benchmarks.md}, in one JMH run, 16 closed-loop DSYNC producers
- * reached 68 k appends/s parking at once and 109 k/s with this waiter; 64 producers reached 139 k/s and 303 k/s.
+ * reached 72 k appends/s parking at once and 91 k/s with this waiter; 64 producers reached 120 k/s and 310 k/s.
  * The price is CPU: a polling producer stays runnable. With more producers than cores, each poll is a
  * {@code sched_yield}, which gives the core to any thread that wants it. A caller that must not spend CPU waiting
  * uses {@code new AppendWaiter(Duration.ZERO, Duration.ZERO)}, which parks at once. A caller that must not block
