@@ -101,6 +101,11 @@ public interface Log extends AutoCloseable
 
     /**
      * Reads whole appends starting with the one that holds {@code offset}.
+     * <p>
+     * A read that starts where the previous read of this log ended is taken as sequential, as {@link #reader}'s
+     * reads always are: a cold segment is paged in whole (evicting colder pages if need be) and the next rolled
+     * segments are paged in ahead in the background ({@link StoreConfig#readAheadBytes()}). Other reads of a cold
+     * segment page it in only when the budget has room, and otherwise read just the range they need.
      *
      * @param offset   where to start; within {@code [startOffset(), endOffset()]}.
      * @param maxBytes an upper bound on the batch's bytes; at least one whole append is returned.

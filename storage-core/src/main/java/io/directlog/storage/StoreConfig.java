@@ -20,6 +20,8 @@ public final class StoreConfig
     public static final Duration APPEND_TIMEOUT_DEFAULT = Duration.ofSeconds(5);
     /** Bytes of each writer's bounded queue (records are copied in): 8 MiB. */
     public static final int WRITER_QUEUE_BYTES_DEFAULT = 8 << 20;
+    /** Bytes paged in ahead of a sequential reader: 64 MiB (at most a quarter of the memory budget is used). */
+    public static final long READ_AHEAD_BYTES_DEFAULT = 64L << 20;
     /** System property that turns native (O_DIRECT) I/O off, forcing the buffered fallback. */
     public static final String BUFFERED_IO_PROP_NAME = "directlog.io.buffered";
 
@@ -33,6 +35,7 @@ public final class StoreConfig
     private final MeterRegistry meterRegistry;
     private final BlockIo blockIo;
     private final boolean allowBufferedFallback;
+    private final long readAheadBytes;
 
     private StoreConfig(final Builder b)
     {
@@ -46,6 +49,7 @@ public final class StoreConfig
         meterRegistry = b.meterRegistry;
         blockIo = b.blockIo;
         allowBufferedFallback = b.allowBufferedFallback;
+        readAheadBytes = b.readAheadBytes;
     }
 
     /**
@@ -117,6 +121,16 @@ public final class StoreConfig
         return allowBufferedFallback;
     }
 
+    /**
+     * @return how many bytes of rolled segments are paged in ahead of a sequential reader, or 0 for no read-ahead.
+     * Whole segments only, and never more than a quarter of the memory budget: with the default 64 MiB and
+     * 64 MiB segments a reader has the next segment read while it reads the current one.
+     */
+    public long readAheadBytes()
+    {
+        return readAheadBytes;
+    }
+
     /** Fluent builder; setters return this. Not thread-safe. */
     public static final class Builder
     {
@@ -130,6 +144,7 @@ public final class StoreConfig
         private MeterRegistry meterRegistry;
         private BlockIo blockIo;
         private boolean allowBufferedFallback = true;
+        private long readAheadBytes = READ_AHEAD_BYTES_DEFAULT;
 
         private Builder(final Path directory)
         {
@@ -200,6 +215,16 @@ public final class StoreConfig
         }
 
         /**
+         * @param bytes bytes of rolled segments paged in ahead of a sequential reader, 0 to turn read-ahead off.
+         * @return this
+         */
+        public Builder readAheadBytes(final long bytes)
+        {
+            readAheadBytes = bytes;
+            return this;
+        }
+
+        /**
          * @return the checked configuration.
          * @throws IllegalArgumentException naming the first bad value.
          */
@@ -222,6 +247,10 @@ public final class StoreConfig
             {
                 throw new IllegalArgumentException("writerQueueBytes=" + writerQueueBytes +
                     " must be a power of two from 65536 to 1073741824");
+            }
+            if (readAheadBytes < 0)
+            {
+                throw new IllegalArgumentException("readAheadBytes=" + readAheadBytes + " must not be negative");
             }
             return new StoreConfig(this);
         }

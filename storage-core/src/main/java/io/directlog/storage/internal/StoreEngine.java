@@ -30,6 +30,7 @@ import io.directlog.storage.cache.PageCache;
 import io.directlog.storage.io.BlockIo;
 import io.directlog.storage.log.DefaultLog;
 import io.directlog.storage.log.LogContext;
+import io.directlog.storage.log.ReadAhead;
 import io.directlog.storage.log.SegmentFiles;
 import io.directlog.storage.log.SegmentPreparer;
 import io.directlog.storage.page.PagePool;
@@ -59,6 +60,7 @@ public final class StoreEngine implements LogStore
     private final PageCache cache;
     private final ReadBufferPool readBuffers;
     private final SegmentPreparer preparer;
+    private final ReadAhead readAhead;
     private final LogWriterAgent[] writers;
     private final Thread syncer;
     private final Map<String, DefaultLog> logs = new ConcurrentHashMap<>();
@@ -79,6 +81,7 @@ public final class StoreEngine implements LogStore
         this.cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
         this.readBuffers = new ReadBufferPool(256 << 10, Math.max(4096, io.alignment()), 32);
         this.preparer = new SegmentPreparer(io);
+        this.readAhead = new ReadAhead(Math.min(config.readAheadBytes(), config.memoryBudget() / 4));
         this.writers = new LogWriterAgent[config.writerThreads()];
         for (int i = 0; i < writers.length; i++)
         {
@@ -290,7 +293,7 @@ public final class StoreEngine implements LogStore
     {
         final LogWriterAgent writer = writers[nextWriter++ % writers.length];
         return new LogContext(io, cache, readBuffers, writer, preparer, config.appendTimeout(),
-            deviceInfo.copyOnWrite(), config.recoveryMode());
+            deviceInfo.copyOnWrite(), config.recoveryMode(), readAhead);
     }
 
     private DefaultLog load(final String name, final LogConfig logConfig, final LogContext context)
@@ -383,6 +386,12 @@ public final class StoreEngine implements LogStore
         return cache.stats();
     }
 
+    /** @return segments queued for read-ahead of sequential readers so far. */
+    long readAheadRequests()
+    {
+        return readAhead.requests();
+    }
+
     /** @return the open logs. */
     Map<String, DefaultLog> openLogs()
     {
@@ -445,6 +454,7 @@ public final class StoreEngine implements LogStore
             log.close();
         }
         logs.clear();
+        readAhead.close(); // before the pool: a page-in in flight reads into pool memory
         syncer.interrupt();
         for (final LogWriterAgent writer : writers)
         {

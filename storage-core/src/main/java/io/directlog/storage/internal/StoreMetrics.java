@@ -73,6 +73,7 @@ final class StoreMetrics implements AutoCloseable
         m.counter("directlog.cache.misses", store, s -> s.cacheStats().misses());
         m.counter("directlog.cache.page.ins", store, s -> s.cacheStats().pageIns());
         m.counter("directlog.cache.evictions", store, s -> s.cacheStats().evictions());
+        m.counter("directlog.cache.read.aheads", store, StoreEngine::readAheadRequests);
         m.counter("directlog.cache.disk.read.bytes", store, s -> s.cacheStats().bytesReadFromDisk());
         m.gauge("directlog.cache.hit.ratio", store, s -> s.cacheStats().hitRatio());
         m.gauge("directlog.cache.pinned.pages", store, s -> s.cacheStats().pinnedPages());

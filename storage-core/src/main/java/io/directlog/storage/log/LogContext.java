@@ -19,8 +19,10 @@ import io.directlog.storage.writer.LogWriterAgent;
  * @param appendTimeout how long an append waits for room in the writer queue.
  * @param copyOnWrite   true when the filesystem allocates on overwrite: DIRECT becomes DSYNC.
  * @param recoveryMode  what opening does with damage.
+ * @param readAhead     the store's read-ahead of segments for sequential readers.
  */
 public record LogContext(BlockIo io, PageCache cache, ReadBufferPool readBuffers, LogWriterAgent writer,
-    SegmentPreparer preparer, Duration appendTimeout, boolean copyOnWrite, RecoveryMode recoveryMode)
+    SegmentPreparer preparer, Duration appendTimeout, boolean copyOnWrite, RecoveryMode recoveryMode,
+    ReadAhead readAhead)
 {
 }

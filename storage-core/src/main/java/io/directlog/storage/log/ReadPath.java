@@ -27,6 +27,8 @@ final class ReadPath
     private final LogContext context;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
+    /** Where the last read ended: a read that starts there is taken as sequential (a hint; races only cost that). */
+    private volatile long lastReadEnd = -1;
 
     ReadPath(final DefaultLog log, final LogContext context)
     {
@@ -48,7 +50,9 @@ final class ReadPath
     {
         try
         {
-            return readChecked(offset, maxBytes, sequential);
+            final RecordBatch batch = readChecked(offset, maxBytes, sequential || offset == lastReadEnd);
+            lastReadEnd = batch.nextOffset();
+            return batch;
         }
         catch (final StorageReadException | IllegalStateException e)
         {
@@ -101,6 +105,10 @@ final class ReadPath
                 {
                     hits.increment();
                     context.cache().onHit();
+                    if (sequential)
+                    {
+                        readAhead(segment);
+                    }
                     return fromPage(segment, page, offset, maxBytes);
                 }
                 page.unpin();
@@ -114,7 +122,50 @@ final class ReadPath
                 break;
             }
         }
+        if (sequential)
+        {
+            readAhead(segment);
+        }
         return fromDisk(segment, offset, maxBytes);
+    }
+
+    /**
+     * Queues page-ins of the rolled segments after {@code current}, whole segments up to the read-ahead bytes, so
+     * that a sequential reader finds them resident. The active segment is always resident (its write page).
+     */
+    private void readAhead(final Segment current)
+    {
+        final ReadAhead ahead = context.readAhead();
+        final long budget = ahead.bytes();
+        if (budget < current.capacity())
+        {
+            return;
+        }
+        final Segment[] segments = log.segments();
+        final long active = log.activeSequence();
+        long bytes = 0;
+        for (int i = indexOf(segments, current.baseOffset()) + 1; i > 0 && i < segments.length; i++)
+        {
+            final Segment next = segments[i];
+            bytes += next.capacity();
+            if (bytes > budget || next.sequence() == active || next.isDeleted())
+            {
+                return;
+            }
+            if (next.page() == null)
+            {
+                ahead.request(next, this);
+            }
+        }
+    }
+
+    /** A page-in for {@link ReadAhead}: skipped when the segment is gone or already resident. */
+    void pageInAhead(final Segment segment)
+    {
+        if (!log.isClosed() && !segment.isDeleted() && segment.page() == null)
+        {
+            pageIn(segment, true);
+        }
     }
 
     private RecordBatch fromPage(final Segment segment, final CachePage page, final long offset, final int maxBytes)
@@ -320,6 +371,14 @@ final class ReadPath
                 }
                 segment.page(page);
                 page.unpin(); // the page-in's own pin: now readers pin it, and eviction may take it
+                if (segment.filesClosed() || segment.isDeleted())
+                {
+                    // close or retention ran while the page was read: they set their flag before looking for a
+                    // page to discard, so either they saw this one or this check sees their flag
+                    segment.page(null);
+                    context.cache().discard(page);
+                    return false;
+                }
                 return true;
             }
             catch (final IOException | RuntimeException e)
@@ -456,15 +515,22 @@ final class ReadPath
 
     static Segment find(final Segment[] segments, final long offset)
     {
+        final int i = indexOf(segments, offset);
+        return i < 0 ? null : segments[i];
+    }
+
+    /** @return the index of the last segment whose base offset is at or below {@code offset}, or -1. */
+    private static int indexOf(final Segment[] segments, final long offset)
+    {
         int lo = 0;
         int hi = segments.length - 1;
-        Segment found = null;
+        int found = -1;
         while (lo <= hi)
         {
             final int mid = (lo + hi) >>> 1;
             if (segments[mid].baseOffset() <= offset)
             {
-                found = segments[mid];
+                found = mid;
                 lo = mid + 1;
             }
             else

@@ -285,6 +285,12 @@ public final class Segment implements CacheOwner
         dsyncFile = null;
     }
 
+    /** @return true once {@link #closeFiles()} ran. */
+    public boolean filesClosed()
+    {
+        return filesClosed;
+    }
+
     /** @return true once the segment was deleted or truncated away. */
     public boolean isDeleted()
     {

@@ -149,7 +149,8 @@ final class PowerLossWorkload implements AutoCloseable
     LogContext context(final BlockIo io, final SegmentPreparer preparer, final RecoveryMode mode,
         final LogWriterAgent logWriter)
     {
-        return new LogContext(io, cache, readBuffers, logWriter, preparer, Duration.ofSeconds(10), false, mode);
+        return new LogContext(io, cache, readBuffers, logWriter, preparer, Duration.ofSeconds(10), false, mode,
+            new ReadAhead(0));
     }
 
     /**

@@ -1,0 +1,115 @@
+package io.directlog.storage.log;
+
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Pages rolled segments in ahead of sequential readers, on one background thread per store.
+ * <p>
+ * Why: a cold replay that pages a segment in only when the reader reaches it leaves the device idle while the
+ * reader checks the CRC32C of the segment it has, and then the reader idle while the next one is read. Reading the
+ * next segment meanwhile overlaps the two, so the replay runs at the device's speed rather than at the sum of both.
+ * <p>
+ * A segment is queued at most once at a time; a full queue drops the request (the reader then pages the segment in
+ * itself, as it would without read-ahead). Thread-safe.
+ */
+public final class ReadAhead implements AutoCloseable
+{
+    private static final int QUEUE_CAPACITY = 64;
+
+    private final long bytes;
+    private final ThreadPoolExecutor executor;
+    private final Set<Segment> pending = ConcurrentHashMap.newKeySet();
+    private final LongAdder requests = new LongAdder();
+
+    /**
+     * @param bytes bytes of segments to keep paged in ahead of a sequential reader; 0 turns read-ahead off.
+     */
+    public ReadAhead(final long bytes)
+    {
+        this.bytes = bytes;
+        this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(QUEUE_CAPACITY), r ->
+            {
+                final Thread t = new Thread(r, "directlog-read-ahead");
+                t.setDaemon(true);
+                return t;
+            }, new ThreadPoolExecutor.AbortPolicy());
+    }
+
+    /** @return bytes to keep paged in ahead of a sequential reader; 0 when off. */
+    public long bytes()
+    {
+        return bytes;
+    }
+
+    /** @return segments queued for read-ahead so far. */
+    public long requests()
+    {
+        return requests.sum();
+    }
+
+    /**
+     * Queues a page-in of {@code segment} unless one is queued or running already.
+     *
+     * @param segment the segment.
+     * @param path    its log's read path, which pages it in; exceptions are dropped (the reader meets and reports
+     *                them itself).
+     */
+    void request(final Segment segment, final ReadPath path)
+    {
+        if (!pending.add(segment))
+        {
+            return;
+        }
+        try
+        {
+            executor.execute(() ->
+            {
+                try
+                {
+                    path.pageInAhead(segment);
+                }
+                catch (final RuntimeException ignore)
+                {
+                    // a race with close or retention, or an I/O error: a reader that reaches the segment retries
+                    // the page-in and reports what it meets
+                }
+                finally
+                {
+                    pending.remove(segment);
+                }
+            });
+            requests.increment();
+        }
+        catch (final RejectedExecutionException e)
+        {
+            pending.remove(segment); // queue full or closed: the reader pages in on its own
+        }
+    }
+
+    /**
+     * Stops the thread and waits for a page-in in progress: the page memory it reads into must outlive the read.
+     */
+    @Override
+    public void close()
+    {
+        executor.shutdownNow();
+        try
+        {
+            if (!executor.awaitTermination(30, TimeUnit.SECONDS))
+            {
+                throw new IllegalStateException("read-ahead thread did not stop within 30 s");
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
