@@ -128,7 +128,7 @@ public final class PageCache
      *
      * @param owner the segment to page in.
      * @param size  its size.
-     * @return a zeroed page, pinned once by the caller (so that no eviction takes its memory while it is being
+     * @return a page holding any bytes (the page-in overwrites all of them), pinned once by the caller (so that no eviction takes its memory while it is being
      * read into and published: unpin it then), or null to read from disk without caching.
      */
     public CachePage tryAcquireForPageIn(final CacheOwner owner, final int size)
@@ -136,7 +136,7 @@ public final class PageCache
         final long candidate = candidateValue(owner);
         while (true)
         {
-            final PageMemory memory = pool.tryAcquire(size);
+            final PageMemory memory = pool.tryAcquireToOverwrite(size);
             if (memory != null)
             {
                 final CachePage page = new CachePage(memory, owner, false);

@@ -237,6 +237,9 @@ final class ReadPath
         }
     }
 
+    /** Bytes per O_DIRECT read of a page-in (see {@link #readWhole}). */
+    static final int PAGE_IN_CHUNK = 1 << 20;
+
     private static final int NOT_FOUND = -1;
     private static final int NEEDS_MORE = -2;
 
@@ -357,7 +360,7 @@ final class ReadPath
             }
             try
             {
-                final int read = segment.readFile().read(page.memory().byteBuffer(), 0, segment.capacity(), 0);
+                final int read = readWhole(segment, page);
                 context.cache().onPageInBytes(read);
                 if (segment.index() == null)
                 {
@@ -393,6 +396,33 @@ final class ReadPath
                     " failed: " + e.getMessage(), e);
             }
         }
+    }
+
+    /**
+     * Reads the segment into the page in {@link #PAGE_IN_CHUNK} reads. Why not one read of the whole segment: on the
+     * virtio disk measured, O_DIRECT sequential reads ran at about 1.2-1.4 GiB/s in 1 MiB requests and 0.9 GiB/s
+     * in 64 MiB ones (dd, same files, same minute); the kernel splits a huge request into a burst the device serves
+     * worse than a steady stream.
+     *
+     * @return the bytes read (less than the capacity only at the end of a short file, whose missing rest is then
+     * zeroed: the page was taken without zeroing).
+     */
+    private static int readWhole(final Segment segment, final CachePage page) throws IOException
+    {
+        final int capacity = segment.capacity();
+        int position = 0;
+        while (position < capacity)
+        {
+            final int length = Math.min(PAGE_IN_CHUNK, capacity - position);
+            final int read = segment.readFile().read(page.memory().byteBuffer(), position, length, position);
+            position += Math.max(0, read);
+            if (read < length)
+            {
+                page.buffer().setMemory(position, capacity - position, (byte)0);
+                break;
+            }
+        }
+        return position;
     }
 
     /**

@@ -90,6 +90,24 @@ public final class PagePool implements AutoCloseable
      */
     public PageMemory tryAcquire(final int size)
     {
+        return tryAcquire(size, true);
+    }
+
+    /**
+     * Takes a page whose every byte the caller overwrites (a page-in reads the whole segment into it): a free page
+     * the cleaner has not zeroed yet is taken as it is, which spares zeroing 64 MiB on the taker's thread (or
+     * waiting for the cleaner) before a read that replaces those bytes anyway.
+     *
+     * @param size the page size.
+     * @return a page holding any bytes, or null when the budget is used up by pages in use.
+     */
+    public PageMemory tryAcquireToOverwrite(final int size)
+    {
+        return tryAcquire(size, false);
+    }
+
+    private PageMemory tryAcquire(final int size, final boolean zeroed)
+    {
         PageMemory zeroInline = null;
         synchronized (this)
         {
@@ -114,6 +132,17 @@ public final class PagePool implements AutoCloseable
                 {
                     Thread.currentThread().interrupt();
                     return null;
+                }
+            }
+            if (!zeroed)
+            {
+                for (final PageMemory p : dirty)
+                {
+                    if (p.size() == size && dirty.remove(p))
+                    {
+                        freeBytes -= size;
+                        return p; // not zeroed: the caller overwrites it, and the cleaner is spared the work
+                    }
                 }
             }
             final ArrayDeque<PageMemory> pages = clean.get(size);
