@@ -22,6 +22,8 @@ final class EngineFixture implements AutoCloseable
     static final String LOG_NAME = "bench";
     /** How long a harness waits for acknowledgements before it fails the benchmark rather than hang it: 30 s. */
     static final long ACK_TIMEOUT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    /** Overrides the store's read-ahead bytes (0: off), to measure what read-ahead is worth. */
+    static final String READ_AHEAD_PROP_NAME = "directlog.bench.readAheadBytes";
 
     private final Path dir;
     private final LogConfig logConfig;
@@ -132,7 +134,8 @@ final class EngineFixture implements AutoCloseable
 
     private void open(final long memoryBudget)
     {
-        store = LogStore.open(StoreConfig.builder(dir).memoryBudget(memoryBudget).build());
+        store = LogStore.open(StoreConfig.builder(dir).memoryBudget(memoryBudget)
+            .readAheadBytes(Long.getLong(READ_AHEAD_PROP_NAME, StoreConfig.READ_AHEAD_BYTES_DEFAULT)).build());
         log = store.log(LOG_NAME, logConfig);
     }
 }

@@ -59,7 +59,12 @@ final class IndexFile
         {
             n--;
         }
-        final int length = IndexFileDescriptor.fileLength(n, block);
+        int known = 0;
+        for (int i = 0; i < n; i++)
+        {
+            known += isKnown(index, i) ? 1 : 0;
+        }
+        final int length = IndexFileDescriptor.fileLength(known, block);
         final PageMemory memory = PageMemory.allocate(length, block);
         try
         {
@@ -67,7 +72,7 @@ final class IndexFile
             b.setMemory(0, length, (byte)0);
             b.putLong(IndexFileDescriptor.MAGIC_OFFSET, IndexFileDescriptor.MAGIC);
             b.putInt(IndexFileDescriptor.VERSION_OFFSET, IndexFileDescriptor.VERSION);
-            b.putInt(IndexFileDescriptor.COUNT_OFFSET, n);
+            b.putInt(IndexFileDescriptor.COUNT_OFFSET, known);
             b.putLong(IndexFileDescriptor.LOG_ID_OFFSET, logId);
             b.putLong(IndexFileDescriptor.SEQUENCE_OFFSET, segment.sequence());
             b.putLong(IndexFileDescriptor.BASE_OFFSET_OFFSET, segment.baseOffset());
@@ -78,6 +83,10 @@ final class IndexFile
             int at = IndexFileDescriptor.HEADER_LENGTH;
             for (int i = 0; i < n; i++)
             {
+                if (!isKnown(index, i))
+                {
+                    continue; // too far from its chunk's base to be kept in memory: a sparser index is still exact
+                }
                 b.putLong(at, index.offsetAt(i));
                 b.putLong(at + 8, index.timestampAt(i));
                 b.putInt(at + 16, index.positionAt(i));
@@ -194,5 +203,10 @@ final class IndexFile
     static void delete(final BlockIo io, final Path dir, final long sequence) throws IOException
     {
         io.delete(SegmentFiles.index(dir, sequence));
+    }
+
+    private static boolean isKnown(final SegmentIndex index, final int i)
+    {
+        return index.offsetAt(i) != Long.MAX_VALUE && index.timestampAt(i) != Long.MAX_VALUE;
     }
 }

@@ -8,6 +8,13 @@ package io.directlog.storage.log;
  * Derived data: kept in memory while the segment is open, persisted as {@code <seq>.idx} ({@link IndexFile}) for
  * rolled segments and at close, rebuilt by scanning when missing or invalid.
  * <p>
+ * Memory grows with the records, not the segment's capacity: entries live in chunks of {@link #CHUNK_ENTRIES},
+ * allocated as the segment fills, 12 bytes an entry (the position, and the offset and timestamp as deltas from the
+ * chunk's first entry). A segment of few large records costs what its entries need, where a table sized for a full
+ * segment of small records cost 327 KB for 64 MiB at every roll. A delta that does not fit an int (more than 2^31
+ * offsets, or 24.8 days, since the chunk's first entry) is stored as "unknown" and reads as {@link Long#MAX_VALUE}:
+ * lookups then never stop at it and scan from an earlier entry, which is slower but still exact.
+ * <p>
  * Single writer (the log's writer thread, or whoever builds it by a scan before publishing it); many readers.
  * Entries are written before {@link #count} is released, so readers see only complete entries.
  */
@@ -15,22 +22,42 @@ public final class SegmentIndex
 {
     /** Bytes of records between entries. */
     public static final int INTERVAL = 4096;
+    /** Entries per chunk. */
+    public static final int CHUNK_ENTRIES = 512;
 
-    private final long[] offsets;
-    private final int[] positions;
-    private final long[] timestamps;
+    private static final int CHUNK_SHIFT = Integer.numberOfTrailingZeros(CHUNK_ENTRIES);
+    private static final int CHUNK_MASK = CHUNK_ENTRIES - 1;
+    /** A delta too large for an int: the value is unknown, and reads as Long.MAX_VALUE. */
+    private static final int UNKNOWN = Integer.MAX_VALUE;
+
+    private final Chunk[] chunks;
+    private final int capacity;
     private volatile int count;
     private int nextBoundary;
+
+    /** Entries {@code k * CHUNK_ENTRIES} and on; offsets and timestamps relative to the first of them. */
+    private static final class Chunk
+    {
+        final long baseOffset;
+        final long baseTimestamp;
+        final int[] positions = new int[CHUNK_ENTRIES];
+        final int[] offsetDeltas = new int[CHUNK_ENTRIES];
+        final int[] timestampDeltas = new int[CHUNK_ENTRIES];
+
+        Chunk(final long baseOffset, final long baseTimestamp)
+        {
+            this.baseOffset = baseOffset;
+            this.baseTimestamp = baseTimestamp;
+        }
+    }
 
     /**
      * @param segmentSize the segment's capacity (bounds the number of entries).
      */
     public SegmentIndex(final int segmentSize)
     {
-        final int capacity = segmentSize / INTERVAL + 2;
-        offsets = new long[capacity];
-        positions = new int[capacity];
-        timestamps = new long[capacity];
+        capacity = segmentSize / INTERVAL + 2;
+        chunks = new Chunk[(capacity + CHUNK_ENTRIES - 1) >>> CHUNK_SHIFT];
     }
 
     /**
@@ -45,15 +72,35 @@ public final class SegmentIndex
         if (position >= nextBoundary)
         {
             final int n = count;
-            if (n < offsets.length)
+            if (n < capacity)
             {
-                offsets[n] = offset;
-                positions[n] = position;
-                timestamps[n] = timestamp;
-                count = n + 1; // release: the entry's fields before the count
+                put(n, offset, position, timestamp);
             }
             nextBoundary = (position / INTERVAL + 1) * INTERVAL;
         }
+    }
+
+    private void put(final int n, final long offset, final int position, final long timestamp)
+    {
+        final int k = n >>> CHUNK_SHIFT;
+        final int i = n & CHUNK_MASK;
+        Chunk chunk = chunks[k];
+        if (i == 0)
+        {
+            // a chunk's first entry sets its bases: a fresh chunk also after a truncation, whose new entries may lie
+            // below the old bases
+            chunk = new Chunk(offset, timestamp);
+            chunks[k] = chunk;
+        }
+        chunk.positions[i] = position;
+        chunk.offsetDeltas[i] = delta(offset - chunk.baseOffset);
+        chunk.timestampDeltas[i] = delta(timestamp - chunk.baseTimestamp);
+        count = n + 1; // release: the entry's fields (and a new chunk) before the count
+    }
+
+    private static int delta(final long delta)
+    {
+        return delta >= 0 && delta < UNKNOWN ? (int)delta : UNKNOWN;
     }
 
     /**
@@ -64,12 +111,12 @@ public final class SegmentIndex
     public void truncateTo(final int position)
     {
         int n = count;
-        while (n > 0 && positions[n - 1] >= position)
+        while (n > 0 && positionAt(n - 1) >= position)
         {
             n--;
         }
         count = n;
-        nextBoundary = n == 0 ? 0 : (positions[n - 1] / INTERVAL + 1) * INTERVAL;
+        nextBoundary = n == 0 ? 0 : (positionAt(n - 1) / INTERVAL + 1) * INTERVAL;
     }
 
     /**
@@ -83,26 +130,25 @@ public final class SegmentIndex
     public boolean restore(final long offset, final int position, final long timestamp)
     {
         final int n = count;
-        if (n >= offsets.length || (n > 0 && (positions[n - 1] >= position || offsets[n - 1] >= offset ||
-            timestamps[n - 1] > timestamp)))
+        if (n >= capacity || (n > 0 && (positionAt(n - 1) >= position || offsetAt(n - 1) >= offset ||
+            timestampAt(n - 1) > timestamp)))
         {
             return false;
         }
-        offsets[n] = offset;
-        positions[n] = position;
-        timestamps[n] = timestamp;
-        count = n + 1;
+        put(n, offset, position, timestamp);
         nextBoundary = (position / INTERVAL + 1) * INTERVAL;
         return true;
     }
 
     /**
      * @param i an entry below {@link #count()}.
-     * @return its offset.
+     * @return its offset, or {@link Long#MAX_VALUE} when too far from its chunk's first entry to be kept.
      */
     public long offsetAt(final int i)
     {
-        return offsets[i];
+        final Chunk chunk = chunks[i >>> CHUNK_SHIFT];
+        final int delta = chunk.offsetDeltas[i & CHUNK_MASK];
+        return delta == UNKNOWN ? Long.MAX_VALUE : chunk.baseOffset + delta;
     }
 
     /**
@@ -111,16 +157,18 @@ public final class SegmentIndex
      */
     public int positionAt(final int i)
     {
-        return positions[i];
+        return chunks[i >>> CHUNK_SHIFT].positions[i & CHUNK_MASK];
     }
 
     /**
      * @param i an entry below {@link #count()}.
-     * @return its timestamp.
+     * @return its timestamp, or {@link Long#MAX_VALUE} when too far from its chunk's first entry to be kept.
      */
     public long timestampAt(final int i)
     {
-        return timestamps[i];
+        final Chunk chunk = chunks[i >>> CHUNK_SHIFT];
+        final int delta = chunk.timestampDeltas[i & CHUNK_MASK];
+        return delta == UNKNOWN ? Long.MAX_VALUE : chunk.baseTimestamp + delta;
     }
 
     /** @return the number of entries. */
@@ -136,7 +184,7 @@ public final class SegmentIndex
     public int floorPosition(final long offset)
     {
         final int i = floorIndexByOffset(offset);
-        return i < 0 ? -1 : positions[i];
+        return i < 0 ? -1 : positionAt(i);
     }
 
     /**
@@ -146,7 +194,7 @@ public final class SegmentIndex
     public long floorOffset(final long offset)
     {
         final int i = floorIndexByOffset(offset);
-        return i < 0 ? -1 : offsets[i];
+        return i < 0 ? -1 : offsetAt(i);
     }
 
     /**
@@ -156,24 +204,8 @@ public final class SegmentIndex
      */
     public int floorPositionForTimestamp(final long timestamp)
     {
-        final int n = count;
-        int lo = 0;
-        int hi = n - 1;
-        int found = n > 0 ? 0 : -1;
-        while (lo <= hi)
-        {
-            final int mid = (lo + hi) >>> 1;
-            if (timestamps[mid] < timestamp)
-            {
-                found = mid;
-                lo = mid + 1;
-            }
-            else
-            {
-                hi = mid - 1;
-            }
-        }
-        return found < 0 ? -1 : positions[found];
+        final int i = floorIndexByTimestamp(timestamp);
+        return i < 0 ? -1 : positionAt(i);
     }
 
     /**
@@ -182,6 +214,17 @@ public final class SegmentIndex
      */
     public long floorOffsetForTimestamp(final long timestamp)
     {
+        final int i = floorIndexByTimestamp(timestamp);
+        return i < 0 ? -1 : offsetAt(i);
+    }
+
+    /**
+     * An entry whose timestamp is below {@code timestamp} (the last such when every value is known), or the first
+     * entry; -1 when empty. Unknown values read as Long.MAX_VALUE, so the search never settles on one: it may settle
+     * on an earlier entry, which is still a floor.
+     */
+    private int floorIndexByTimestamp(final long timestamp)
+    {
         final int n = count;
         int lo = 0;
         int hi = n - 1;
@@ -189,7 +232,7 @@ public final class SegmentIndex
         while (lo <= hi)
         {
             final int mid = (lo + hi) >>> 1;
-            if (timestamps[mid] < timestamp)
+            if (timestampAt(mid) < timestamp)
             {
                 found = mid;
                 lo = mid + 1;
@@ -199,7 +242,7 @@ public final class SegmentIndex
                 hi = mid - 1;
             }
         }
-        return found < 0 ? -1 : offsets[found];
+        return found;
     }
 
     private int floorIndexByOffset(final long offset)
@@ -211,7 +254,7 @@ public final class SegmentIndex
         while (lo <= hi)
         {
             final int mid = (lo + hi) >>> 1;
-            if (offsets[mid] <= offset)
+            if (offsetAt(mid) <= offset)
             {
                 found = mid;
                 lo = mid + 1;

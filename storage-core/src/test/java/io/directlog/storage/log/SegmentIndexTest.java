@@ -1,0 +1,199 @@
+package io.directlog.storage.log;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The chunked index against a brute-force list of the records it was fed: every floor it returns is a true floor
+ * (an indexed record at or before the target), and the nearest one whenever the deltas fit.
+ */
+class SegmentIndexTest
+{
+    private static final int SEGMENT = 64 << 20;
+    private static final long DAY_MS = 86_400_000L;
+
+    private record Rec(long offset, int position, long timestamp)
+    {
+    }
+
+    @Test
+    void floorsMatchABruteForceScan()
+    {
+        final SplittableRandom random = new SplittableRandom(7);
+        for (int round = 0; round < 20; round++)
+        {
+            final List<Rec> records = records(random, false);
+            final SegmentIndex index = feed(records);
+            check(index, records, random, true);
+        }
+    }
+
+    @Test
+    void deltasBeyondAnIntStayExact()
+    {
+        final SplittableRandom random = new SplittableRandom(11);
+        for (int round = 0; round < 20; round++)
+        {
+            final List<Rec> records = records(random, true);
+            final SegmentIndex index = feed(records);
+            check(index, records, random, false);
+        }
+    }
+
+    @Test
+    void memoryGrowsWithEntriesNotCapacity()
+    {
+        final SegmentIndex index = new SegmentIndex(SEGMENT);
+        index.onRecord(0, 64, 1);
+        assertEquals(1, index.count());
+        // one chunk holds CHUNK_ENTRIES entries; the index of a segment with one record allocates one chunk
+        for (int i = 1; i < SegmentIndex.CHUNK_ENTRIES + 1; i++)
+        {
+            index.onRecord(i, 64 + i * SegmentIndex.INTERVAL, 1 + i);
+        }
+        assertEquals(SegmentIndex.CHUNK_ENTRIES + 1, index.count());
+        assertEquals(SegmentIndex.CHUNK_ENTRIES, index.offsetAt(SegmentIndex.CHUNK_ENTRIES));
+        assertEquals(64 + SegmentIndex.CHUNK_ENTRIES * SegmentIndex.INTERVAL,
+            index.positionAt(SegmentIndex.CHUNK_ENTRIES));
+    }
+
+    @Test
+    void truncationThenLowerOffsetsInAReusedChunk()
+    {
+        final SegmentIndex index = new SegmentIndex(SEGMENT);
+        final int entries = SegmentIndex.CHUNK_ENTRIES * 2 + 10;
+        for (int i = 0; i < entries; i++)
+        {
+            index.onRecord(1000L + i * 100L, 64 + i * SegmentIndex.INTERVAL, 5000L + i * 10L);
+        }
+        // cut back to the first entry of the second chunk, then index records with fresh, lower-than-before values
+        final int cut = 64 + SegmentIndex.CHUNK_ENTRIES * SegmentIndex.INTERVAL;
+        index.truncateTo(cut);
+        assertEquals(SegmentIndex.CHUNK_ENTRIES, index.count());
+        final long lastKept = index.offsetAt(SegmentIndex.CHUNK_ENTRIES - 1);
+        for (int i = 0; i < 10; i++)
+        {
+            index.onRecord(lastKept + 1 + i, cut + i * SegmentIndex.INTERVAL, 1L + i);
+        }
+        assertEquals(SegmentIndex.CHUNK_ENTRIES + 10, index.count());
+        assertEquals(lastKept + 1, index.offsetAt(SegmentIndex.CHUNK_ENTRIES));
+        assertEquals(1L, index.timestampAt(SegmentIndex.CHUNK_ENTRIES));
+        assertEquals(cut + 9 * SegmentIndex.INTERVAL, index.floorPosition(lastKept + 100));
+    }
+
+    @Test
+    void restoreRefusesOutOfOrderEntries()
+    {
+        final SegmentIndex index = new SegmentIndex(SEGMENT);
+        assertTrue(index.restore(10, 64, 100));
+        assertFalse(index.restore(10, 8192, 100), "offset not increasing");
+        assertFalse(index.restore(11, 64, 100), "position not increasing");
+        assertFalse(index.restore(11, 8192, 99), "timestamp going back");
+        assertTrue(index.restore(11, 8192, 100));
+        assertEquals(2, index.count());
+    }
+
+    /** Records in increasing offset, position and timestamp order, a few per interval or one every few. */
+    private static List<Rec> records(final SplittableRandom random, final boolean huge)
+    {
+        final List<Rec> records = new ArrayList<>();
+        long offset = random.nextLong(1L << 40);
+        long timestamp = 1_700_000_000_000L + random.nextLong(DAY_MS);
+        int position = 64;
+        final int limit = random.nextInt(1 << 20, SEGMENT);
+        while (position < limit)
+        {
+            records.add(new Rec(offset, position, timestamp));
+            offset += huge && random.nextInt(300) == 0 ? (1L << 31) + random.nextLong(1L << 33) : 1 + random.nextInt(3);
+            timestamp += huge && random.nextInt(300) == 0 ? 25 * DAY_MS + random.nextLong(DAY_MS) : random.nextInt(3);
+            position += 64 + random.nextInt(random.nextBoolean() ? 200 : 20_000);
+        }
+        return records;
+    }
+
+    private static SegmentIndex feed(final List<Rec> records)
+    {
+        final SegmentIndex index = new SegmentIndex(SEGMENT);
+        for (final Rec r : records)
+        {
+            index.onRecord(r.offset(), r.position(), r.timestamp());
+        }
+        return index;
+    }
+
+    /**
+     * Floors by offset and by timestamp for random targets: always a true floor among the records; the nearest
+     * indexed one when {@code nearest} (every delta fit).
+     */
+    private static void check(final SegmentIndex index, final List<Rec> records, final SplittableRandom random,
+        final boolean nearest)
+    {
+        final Rec first = records.get(0);
+        final Rec last = records.get(records.size() - 1);
+        final Map<Integer, Rec> byPosition = new HashMap<>();
+        records.forEach(r -> byPosition.put(r.position(), r));
+        final List<Rec> indexed = new ArrayList<>();
+        for (int i = 0; i < index.count(); i++)
+        {
+            indexed.add(byPosition.get(index.positionAt(i)));
+        }
+        for (int q = 0; q < 2000; q++)
+        {
+            final Rec target = records.get(random.nextInt(records.size()));
+            final long offset = target.offset() + (random.nextBoolean() ? 0 : 1);
+            final int position = index.floorPosition(offset);
+            final Rec floor = byPosition(byPosition, position);
+            assertTrue(floor.offset() <= offset, "floor " + floor + " above offset " + offset);
+            assertEquals(floor.offset(), index.floorOffset(offset));
+            if (nearest)
+            {
+                assertEquals(nearest(indexed, offset), floor);
+            }
+
+            final long ts = first.timestamp() + random.nextLong(last.timestamp() - first.timestamp() + 2);
+            final int tsPosition = index.floorPositionForTimestamp(ts);
+            final Rec tsFloor = byPosition(byPosition, tsPosition);
+            // the first record at or after ts lies at or after the floor
+            final Rec firstAtOrAfter = records.stream().filter(r -> r.timestamp() >= ts).findFirst().orElse(null);
+            if (firstAtOrAfter != null)
+            {
+                assertTrue(tsFloor.position() <= firstAtOrAfter.position(), "timestamp floor " + tsFloor +
+                    " after the first record at or after " + ts + ": " + firstAtOrAfter);
+            }
+            assertTrue(tsFloor == first || tsFloor.timestamp() < ts, "timestamp floor " + tsFloor + " for " + ts);
+        }
+        assertEquals(-1, index.floorPosition(first.offset() - 1));
+    }
+
+    private static Rec byPosition(final Map<Integer, Rec> byPosition, final int position)
+    {
+        final Rec r = byPosition.get(position);
+        if (r == null)
+        {
+            throw new AssertionError("position " + position + " is not a record's");
+        }
+        return r;
+    }
+
+    private static Rec nearest(final List<Rec> indexed, final long offset)
+    {
+        Rec best = null;
+        for (final Rec r : indexed)
+        {
+            if (r.offset() <= offset)
+            {
+                best = r;
+            }
+        }
+        return best;
+    }
+}
