@@ -140,7 +140,17 @@ class ReadStressTest
                         {
                             for (int k = 0; k < 64; k++)
                             {
-                                readOnce(log, random, seed, reads, emptyReads, tailReads, records);
+                                long cursor = readOnce(log, random, seed, reads, emptyReads, tailReads, records, -1);
+                                if (random.nextInt(50) == 0)
+                                {
+                                    // a run of reads each starting where the last ended: sequential, so the
+                                    // store reads the next segments ahead while the writer rolls and others evict
+                                    for (int run = 0; run < 16 && cursor < log.visibleEndOffset(); run++)
+                                    {
+                                        cursor = readOnce(log, random, seed, reads, emptyReads, tailReads, records,
+                                            cursor);
+                                    }
+                                }
                             }
                         }
                     }
@@ -189,14 +199,19 @@ class ReadStressTest
         }
     }
 
-    private static void readOnce(final Log log, final SplittableRandom random, final long seed, final LongAdder reads,
-        final LongAdder emptyReads, final LongAdder tailReads, final LongAdder records)
+    /** One read at {@code at}, or at a random or tail offset when {@code at} is negative; returns the next offset. */
+    private static long readOnce(final Log log, final SplittableRandom random, final long seed, final LongAdder reads,
+        final LongAdder emptyReads, final LongAdder tailReads, final LongAdder records, final long at)
     {
         final long visible = log.visibleEndOffset();
         final long startOffset = log.startOffset();
         final long offset;
-        final boolean tail = random.nextInt(10) < 4;
-        if (tail)
+        final boolean tail = at < 0 && random.nextInt(10) < 4;
+        if (at >= 0)
+        {
+            offset = at;
+        }
+        else if (tail)
         {
             // at the tail: the last few visible records, or the visible end itself (an empty batch)
             offset = Math.max(startOffset, visible - random.nextInt(20));
@@ -218,7 +233,7 @@ class ReadStressTest
                 }
                 assertEquals(offset, batch.nextOffset());
                 emptyReads.increment();
-                return;
+                return offset;
             }
             long expected = offset;
             int n = 0;
@@ -253,6 +268,7 @@ class ReadStressTest
                 fail("batch of " + n + " records is " + batch.sizeInBytes() + " bytes, over maxBytes " + maxBytes);
             }
             records.add(n);
+            return batch.nextOffset();
         }
     }
 }

@@ -50,7 +50,11 @@ final class ReadPath
     {
         try
         {
-            final RecordBatch batch = readChecked(offset, maxBytes, sequential || offset == lastReadEnd);
+            if (sequential)
+            {
+                return readChecked(offset, maxBytes, true); // a LogReader: it declared itself, nothing to detect
+            }
+            final RecordBatch batch = readChecked(offset, maxBytes, offset == lastReadEnd);
             lastReadEnd = batch.nextOffset();
             return batch;
         }
