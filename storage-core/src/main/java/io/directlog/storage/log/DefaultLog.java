@@ -580,7 +580,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         buffer.putInt(position + RecordDescriptor.CRC_OFFSET, crc.crc32c(buffer,
             position + RecordDescriptor.CRC_COVERAGE_OFFSET, recordLength - RecordDescriptor.CRC_COVERAGE_OFFSET));
         buffer.putIntRelease(position + RecordDescriptor.LENGTH_OFFSET, recordLength); // release: record before length
-        activeSegment.index().onRecord(offset, position, timestamp);
+        activeSegment.index().onRecord(offset, position, timestamp, aligned);
         lastTimestamp = timestamp;
         lastRecordPosition = position;
         lastRecordOffset = offset;

@@ -62,7 +62,7 @@ final class IndexFile
         int known = 0;
         for (int i = 0; i < n; i++)
         {
-            known += isKnown(index, i) ? 1 : 0;
+            known += isKnown(index, i, maxTimestamp) ? 1 : 0;
         }
         final int length = IndexFileDescriptor.fileLength(known, block);
         final PageMemory memory = PageMemory.allocate(length, block);
@@ -83,12 +83,12 @@ final class IndexFile
             int at = IndexFileDescriptor.HEADER_LENGTH;
             for (int i = 0; i < n; i++)
             {
-                if (!isKnown(index, i))
+                if (!isKnown(index, i, maxTimestamp))
                 {
                     continue; // too far from its chunk's base to be kept in memory: a sparser index is still exact
                 }
                 b.putLong(at, index.offsetAt(i));
-                b.putLong(at + 8, index.timestampAt(i));
+                b.putLong(at + 8, index.timestampBound(i, maxTimestamp));
                 b.putInt(at + 16, index.positionAt(i));
                 at += IndexFileDescriptor.ENTRY_LENGTH;
             }
@@ -205,8 +205,8 @@ final class IndexFile
         io.delete(SegmentFiles.index(dir, sequence));
     }
 
-    private static boolean isKnown(final SegmentIndex index, final int i)
+    private static boolean isKnown(final SegmentIndex index, final int i, final long maxTimestamp)
     {
-        return index.offsetAt(i) != Long.MAX_VALUE && index.timestampAt(i) != Long.MAX_VALUE;
+        return index.offsetAt(i) != Long.MAX_VALUE && index.timestampBound(i, maxTimestamp) != Long.MAX_VALUE;
     }
 }

@@ -192,11 +192,15 @@ final class ReadPath
         try
         {
             ensureIndex(segment);
-            final int from = Math.max(SegmentHeaderDescriptor.LENGTH, segment.index().floorPosition(offset));
-            // the needed range only (the record holding offset starts within one index interval of from, and a
-            // longer record or batch grows the read below): a pooled buffer's size is a cap, not a minimum
+            final SegmentIndex index = segment.index();
+            final int from = Math.max(SegmentHeaderDescriptor.LENGTH, index.floorPosition(offset));
+            // the needed range only: the record holding offset starts before the next entry (or before the end,
+            // after the last entry), and a longer record or batch grows the read below; a pooled buffer's size is
+            // a cap, not a minimum
+            final int next = index.nextEntryPosition(offset);
+            final long reach = Math.max(0, (next > from ? next : segment.endPosition()) - from);
             long want = Math.min(segment.capacity(),
-                (long)maxBytes + (from & 4095) + SegmentIndex.INTERVAL + RecordDescriptor.HEADER_LENGTH);
+                (long)maxBytes + (from & 4095) + reach + RecordDescriptor.HEADER_LENGTH);
             while (true)
             {
                 final int chunkStart = log.alignDown(from);

@@ -170,7 +170,7 @@ public final class RecordScanner
             final long timestamp = buffer.getLong(at + RecordDescriptor.TIMESTAMP_OFFSET);
             if (index != null)
             {
-                index.onRecord(offset, base + at, timestamp);
+                index.onRecord(offset, base + at, timestamp, aligned);
             }
             lastTimestamp = timestamp;
             lastRecordPosition = base + at;
