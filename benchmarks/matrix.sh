@@ -89,6 +89,11 @@ else
   part 09-chronicle 'peers\.ChronicleQueueBenchmark\.producers(01|16)$' -p recordSize=00032,00100,16384
   part 10-peer-reads 'peers\.(RocksDbReadBenchmark|ChronicleReadBenchmark)'
 fi
+# The cold replay target compares the engine with the raw device's sequential read, whose bandwidth here moves by
+# up to 2x within minutes. So the pair is measured again near the end, back to back: the engine's replay (after its
+# 2 GiB fill), then raw 1 MiB O_DIRECT reads. Later files win in the tables and plots.
+part 97-replay-pair-engine 'log\.EngineColdReplayBenchmark'
+part 98-replay-pair-raw 'raw\.RawSequentialBenchmark\.read1m$' -p impl=nativeio
 # The 1-producer latency targets compare the engine with the raw device, and this device's own 4 KiB write latency
 # drifts by a third within minutes (38 to 54 us p50 here). So the pair is measured again last, back to back within
 # about a minute: engine DIRECT and DSYNC, then raw DIRECT and DSYNC. Later files win in the tables and plots.
