@@ -134,9 +134,21 @@ public final class PageCache
     public CachePage tryAcquireForPageIn(final CacheOwner owner, final int size)
     {
         final long candidate = candidateValue(owner);
+        final PageMemory[] evicted = new PageMemory[1];
         while (true)
         {
-            final PageMemory memory = pool.tryAcquireToOverwrite(size);
+            PageMemory memory = pool.tryAcquireToOverwrite(size);
+            if (memory == null)
+            {
+                // the victim's memory is taken over as it is: given back to the pool, it would be zeroed by the
+                // cleaner first (64 MiB, ~15 ms), which the page-in would then wait for or race
+                if (!evictOne(candidate, size, evicted))
+                {
+                    return null;
+                }
+                memory = evicted[0];
+                evicted[0] = null;
+            }
             if (memory != null)
             {
                 final CachePage page = new CachePage(memory, owner, false);
@@ -145,10 +157,6 @@ public final class PageCache
                 resident.add(page);
                 pageIns.increment();
                 return page;
-            }
-            if (!evictOne(candidate))
-            {
-                return null;
             }
         }
     }
@@ -189,6 +197,18 @@ public final class PageCache
 
     private boolean evictOne(final long belowValue)
     {
+        return evictOne(belowValue, 0, null);
+    }
+
+    /**
+     * Evicts the unpinned read-only page of least value, if below {@code belowValue}.
+     *
+     * @param takeOverSize when positive, a victim of this size is not given back to the pool ...
+     * @param takenOver    ... but handed to the caller in {@code takenOver[0]}, still counted as in use.
+     * @return true when a page was evicted, or one was worth evicting but a reader pinned it first (try again).
+     */
+    private boolean evictOne(final long belowValue, final int takeOverSize, final PageMemory[] takenOver)
+    {
         synchronized (evictionLock)
         {
             CachePage victim = null;
@@ -212,7 +232,14 @@ public final class PageCache
             }
             victim.owner().onPageEvicted(victim);
             evictions.increment();
-            free(victim);
+            if (takeOverSize > 0 && victim.memory().size() == takeOverSize && resident.remove(victim))
+            {
+                takenOver[0] = victim.memory();
+            }
+            else
+            {
+                free(victim);
+            }
             return true;
         }
     }

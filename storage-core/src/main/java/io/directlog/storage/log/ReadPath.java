@@ -370,7 +370,10 @@ final class ReadPath
             {
                 final int read = readWhole(segment, page);
                 context.cache().onPageInBytes(read);
-                if (segment.index() == null)
+                // the persisted index when there is one: scanning the page would check the CRC32C of all 64 MiB
+                // under the load lock (5-10 ms of a read-ahead thread that the device waits for), and every
+                // record read from this page is checked at read anyway
+                if (segment.index() == null && !loadPersistedIndex(segment))
                 {
                     final SegmentIndex index = new SegmentIndex(segment.capacity());
                     final RecordScanner scanner = new RecordScanner(segment.blockSize());
@@ -449,13 +452,8 @@ final class ReadPath
             {
                 return;
             }
-            final IndexFile.Loaded loaded = IndexFile.read(context.io(), log.directory(), log.meta().logId(), segment);
-            if (loaded != null && segment.sequence() != log.activeSequence() && loaded.endOffset() == segment.endOffset())
+            if (loadPersistedIndex(segment))
             {
-                segment.publishScannedEnd(loaded.endPosition());
-                segment.maxTimestamp(loaded.maxTimestamp());
-                segment.indexPersisted(true);
-                segment.index(loaded.index());
                 return;
             }
             final SegmentIndex index = new SegmentIndex(segment.capacity());
@@ -494,6 +492,26 @@ final class ReadPath
             segment.publishScannedEnd(position);
             segment.index(index);
         }
+    }
+
+    /**
+     * Publishes a rolled segment's persisted index ({@code <seq>.idx}) if it is valid and matches the segment. Under
+     * the segment's load lock.
+     *
+     * @return false when there is none to use.
+     */
+    private boolean loadPersistedIndex(final Segment segment)
+    {
+        final IndexFile.Loaded loaded = IndexFile.read(context.io(), log.directory(), log.meta().logId(), segment);
+        if (loaded == null || segment.sequence() == log.activeSequence() || loaded.endOffset() != segment.endOffset())
+        {
+            return false;
+        }
+        segment.publishScannedEnd(loaded.endPosition());
+        segment.maxTimestamp(loaded.maxTimestamp());
+        segment.indexPersisted(true);
+        segment.index(loaded.index());
+        return true;
     }
 
     long offsetForTimestamp(final long timestamp)
