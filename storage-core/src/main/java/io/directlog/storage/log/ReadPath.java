@@ -294,7 +294,8 @@ final class ReadPath
     /**
      * The records from {@code from}: at least one, at most {@code maxBytes}. Bytes that came from disk are checked
      * record by record (CRC32C, log id, dense offsets) before a reader sees them: damage below the durable
-     * watermark, which a clean open does not scan, is reported at read, never returned as a record.
+     * watermark, which a clean open does not scan, is reported at read, never returned as a record: a batch ends
+     * before a damaged record, and a read that starts at one fails with StorageReadException.
      */
     private RecordBatch collect(final DirectBuffer buffer, final int from, final int limit, final int maxBytes,
         final Runnable release, final boolean verify, final Segment segment, final int base)
@@ -323,6 +324,10 @@ final class ReadPath
             final long first = buffer.getLong(position + RecordDescriptor.OFFSET_OFFSET);
             if (verify && (count > 0 && first != next || !intact(buffer, position, length)))
             {
+                if (count > 0)
+                {
+                    break; // the good records before it; a read that starts at the damaged one reports it
+                }
                 release.run();
                 throw new StorageReadException("log '" + log.name() + "': the record at position " + (base + position) +
                     " of " + segment.path().getFileName() + " (offset " + (count > 0 ? next : first) +
