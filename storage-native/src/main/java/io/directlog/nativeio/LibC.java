@@ -95,6 +95,12 @@ final class LibC
 
     static native int getpid();
 
+    /** glibc's wrapper: 0 on success. {@code mask} is a cpu_set_t of {@code cpusetsize} bytes. */
+    static native int sched_setaffinity(int pid, long cpusetsize, long[] mask);
+
+    /** glibc's wrapper: 0 on success; the mask gets the thread's allowed CPUs. */
+    static native int sched_getaffinity(int pid, long cpusetsize, long[] mask);
+
     static native long strerror(int errnum);
 
     static native int posix_memalign(long[] memptr, long alignment, long size);

@@ -24,6 +24,8 @@ final class EngineFixture implements AutoCloseable
     static final long ACK_TIMEOUT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
     /** Overrides the store's read-ahead bytes (0: off), to measure what read-ahead is worth. */
     static final String READ_AHEAD_PROP_NAME = "directlog.bench.readAheadBytes";
+    /** Overrides where the store's writers run (auto, none, or a CPU list), to measure what pinning is worth. */
+    static final String WRITER_CPUS_PROP_NAME = "directlog.bench.writerCpus";
 
     private final Path dir;
     private final LogConfig logConfig;
@@ -135,7 +137,8 @@ final class EngineFixture implements AutoCloseable
     private void open(final long memoryBudget)
     {
         store = LogStore.open(StoreConfig.builder(dir).memoryBudget(memoryBudget)
-            .readAheadBytes(Long.getLong(READ_AHEAD_PROP_NAME, StoreConfig.READ_AHEAD_BYTES_DEFAULT)).build());
+            .readAheadBytes(Long.getLong(READ_AHEAD_PROP_NAME, StoreConfig.READ_AHEAD_BYTES_DEFAULT))
+            .writerCpus(System.getProperty(WRITER_CPUS_PROP_NAME, StoreConfig.WRITER_CPUS_AUTO)).build());
         log = store.log(LOG_NAME, logConfig);
     }
 }

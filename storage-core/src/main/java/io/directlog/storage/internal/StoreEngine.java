@@ -62,6 +62,7 @@ public final class StoreEngine implements LogStore
     private final SegmentPreparer preparer;
     private final ReadAhead readAhead;
     private final LogWriterAgent[] writers;
+    private final WriterPlacement writerPlacement;
     private final Thread syncer;
     private final Map<String, DefaultLog> logs = new ConcurrentHashMap<>();
     private final StoreMetrics metrics;
@@ -82,10 +83,12 @@ public final class StoreEngine implements LogStore
         this.readBuffers = new ReadBufferPool(256 << 10, Math.max(4096, io.alignment()), 32);
         this.preparer = new SegmentPreparer(io);
         this.readAhead = new ReadAhead(Math.min(config.readAheadBytes(), config.memoryBudget() / 4));
+        this.writerPlacement = WriterPlacement.choose(config.writerCpus(), deviceInfo.device());
         this.writers = new LogWriterAgent[config.writerThreads()];
         for (int i = 0; i < writers.length; i++)
         {
-            writers[i] = new LogWriterAgent("directlog-writer-" + i, config.writerQueueBytes());
+            writers[i] = new LogWriterAgent("directlog-writer-" + i, config.writerQueueBytes(),
+                writerPlacement.cpus());
             writers[i].start();
         }
         this.syncer = new Thread(this::syncLoop, "directlog-syncer");
@@ -125,8 +128,9 @@ public final class StoreEngine implements LogStore
                 throw new StoreLockedException("store directory " + directory + " is locked by another process");
             }
             final IoSelection selection = IoSelection.choose(config, directory);
-            LOG.log(System.Logger.Level.INFO, "opened store " + directory + ": " + selection.deviceInfo());
             final StoreEngine store = new StoreEngine(config, directory, channel, lock, selection);
+            LOG.log(System.Logger.Level.INFO, "opened store " + directory + ": " + selection.deviceInfo() +
+                "; writer threads " + store.writerPlacement.reason());
             store.openExistingLogs();
             return store;
         }
@@ -396,6 +400,12 @@ public final class StoreEngine implements LogStore
     Map<String, DefaultLog> openLogs()
     {
         return logs;
+    }
+
+    /** @return where the writer threads run, and why. */
+    WriterPlacement writerPlacement()
+    {
+        return writerPlacement;
     }
 
     /** @return the writer agents. */

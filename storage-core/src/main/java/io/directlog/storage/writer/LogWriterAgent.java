@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
+import io.directlog.nativeio.CpuSet;
+import io.directlog.nativeio.NativeIoException;
+import io.directlog.nativeio.ThreadAffinity;
 import io.directlog.storage.AppendCallback;
 import io.directlog.storage.AppendTimeoutException;
 import io.directlog.storage.Durability;
@@ -40,6 +43,7 @@ public final class LogWriterAgent implements Runnable
     static final int COMMAND = 3;
     /** Bytes before the payload in a message: client slot, record count, durability, padding. */
     static final int HEADER_LENGTH = 16;
+    private static final System.Logger LOG = System.getLogger(LogWriterAgent.class.getName());
     private static final Durability[] DURABILITIES = Durability.values();
     private static final int SPINS = 200;
     private static final int YIELDS = 20;
@@ -58,6 +62,7 @@ public final class LogWriterAgent implements Runnable
     private boolean finalDrainDone;
     private long messages;
     private long parks;
+    private final CpuSet cpus;
 
     /**
      * @param name       the thread's name.
@@ -65,6 +70,17 @@ public final class LogWriterAgent implements Runnable
      */
     public LogWriterAgent(final String name, final int queueBytes)
     {
+        this(name, queueBytes, null);
+    }
+
+    /**
+     * @param name       the thread's name.
+     * @param queueBytes the ring's capacity, a power of two.
+     * @param cpus       the CPUs the thread pins itself to when it starts, or null to leave it to the scheduler.
+     */
+    public LogWriterAgent(final String name, final int queueBytes, final CpuSet cpus)
+    {
+        this.cpus = cpus;
         ringBuffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
             queueBytes + RingBufferDescriptor.TRAILER_LENGTH, 64));
         ring = new ManyToOneRingBuffer(ringBuffer);
@@ -274,6 +290,7 @@ public final class LogWriterAgent implements Runnable
     @Override
     public void run()
     {
+        pin();
         int idle = 0;
         while (running)
         {
@@ -301,6 +318,23 @@ public final class LogWriterAgent implements Runnable
         {
             ring.read(handler, Integer.MAX_VALUE);
             finalDrainDone = true;
+        }
+    }
+
+    /** A writer that cannot be pinned still works, only slower to wake: say so and go on. */
+    private void pin()
+    {
+        if (cpus == null)
+        {
+            return;
+        }
+        try
+        {
+            ThreadAffinity.pinCurrentThread(cpus);
+        }
+        catch (final NativeIoException | RuntimeException e)
+        {
+            LOG.log(System.Logger.Level.WARNING, thread.getName() + " runs unpinned: " + e.getMessage());
         }
     }
 
