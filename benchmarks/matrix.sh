@@ -28,7 +28,7 @@ jdk="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.speci
 out="${out:-docs/benchmarks/jdk${jdk}}"
 mkdir -p "$out"
 # a run replaces the one before it: its JSON files go, or a part this run does not write would win in the plots
-rm -f "$out"/[0-9]*.json "$out"/waiter-park.json
+rm -f "$out"/[0-9]*.json "$out"/waiter-park.json "$out"/interleaved-latency-pairs.*
 # build once, then run a copy: a rebuild during the run cannot change what is measured
 mvn -q -pl benchmarks -am package -DskipTests
 jar="$(mktemp -d)/benchmarks.jar"
@@ -99,6 +99,14 @@ part 98-replay-pair-raw 'raw\.RawSequentialBenchmark\.read1m$' -p impl=nativeio
 # about a minute: engine DIRECT and DSYNC, then raw DIRECT and DSYNC. Later files win in the tables and plots.
 part 99-latency-pairs 'log\.EngineAppendBenchmark\.producers01$' 'raw\.RawOverwriteBenchmark\.producers01$' \
   -bm sample -p recordSize=00100 -p durability=DIRECT,DSYNC -p impl=nativeio -p sync=DIRECT,DSYNC
+# The same pair once more, with the drift taken out: the engine and the raw device take turns in 500 ms rounds in
+# one JVM (InterleavedLatencyPair), and each round's ratio compares p50s measured within a second of each other.
+echo "=== interleaved-latency-pairs" >&2
+"$java" --add-opens java.base/jdk.internal.misc=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED \
+  --enable-native-access=ALL-UNNAMED -Xms2g -Xmx2g -XX:MaxDirectMemorySize=2g \
+  -Ddirectlog.bench.dir="${DIRECTLOG_BENCH_DIR:-$root/benchmarks/target/bench-data}" \
+  -cp "$jar" io.directlog.benchmarks.log.InterleavedLatencyPair --rounds 20 \
+  --json "$out/interleaved-latency-pairs.json" | tee "$out/interleaved-latency-pairs.txt"
 
 {
   echo "end $(date -u +%FT%TZ)"
