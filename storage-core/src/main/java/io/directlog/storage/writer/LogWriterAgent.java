@@ -28,6 +28,9 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  * a ring message occupies at least 24 bytes, so {@code index >> 4} is unique among live messages, and the slot
  * is cleared before the ring lets the bytes be claimed again. So the callback path allocates nothing.
  * <p>
+ * The thread may pin itself to given CPUs when it starts (see {@code StoreConfig.writerCpus}): a writer woken on
+ * the CPU that took its write's completion interrupt is woken without an inter-processor interrupt.
+ * <p>
  * Idle strategy: spin briefly, yield, then park until a producer unparks it or the next background flush is
  * due. Producers unpark only when the writer said it sleeps (a volatile flag checked after publishing).
  * <p>
@@ -53,6 +56,8 @@ public final class LogWriterAgent implements Runnable
     private final UnsafeBuffer ringBuffer;
     private final Object[] slots;
     private final Thread thread;
+    /** Where the thread pins itself (next to the device's completion interrupts), or null. */
+    private final CpuSet cpus;
     private final MessageHandler handler = this::onMessage;
     private volatile WriterClient[] clients = new WriterClient[0];
     private volatile boolean sleeping;
@@ -62,7 +67,6 @@ public final class LogWriterAgent implements Runnable
     private boolean finalDrainDone;
     private long messages;
     private long parks;
-    private final CpuSet cpus;
 
     /**
      * @param name       the thread's name.
