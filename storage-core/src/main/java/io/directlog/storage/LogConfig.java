@@ -38,6 +38,7 @@ public final class LogConfig
     private final int preparedSegments;
     private final long retentionBytes;
     private final Duration retentionTime;
+    private final boolean zeroRecycledSegments;
 
     private LogConfig(final Builder b)
     {
@@ -49,6 +50,7 @@ public final class LogConfig
         preparedSegments = b.preparedSegments;
         retentionBytes = b.retentionBytes;
         retentionTime = b.retentionTime;
+        zeroRecycledSegments = b.zeroRecycledSegments;
     }
 
     /** @return the defaults. */
@@ -68,7 +70,7 @@ public final class LogConfig
     {
         return new Builder().segmentSize(segmentSize).durability(durability).flushBytes(flushBytes)
             .flushInterval(flushInterval).syncInterval(syncInterval).preparedSegments(preparedSegments)
-            .retentionBytes(retentionBytes).retentionTime(retentionTime);
+            .retentionBytes(retentionBytes).retentionTime(retentionTime).zeroRecycledSegments(zeroRecycledSegments);
     }
 
     /** @return segment file capacity in bytes, header block included. */
@@ -119,6 +121,15 @@ public final class LogConfig
         return retentionTime;
     }
 
+    /**
+     * @return true when a segment file retention gives back is filled with zeros again before reuse; false (the
+     * default) when only its header block is, so that a log in steady state writes each byte once.
+     */
+    public boolean zeroRecycledSegments()
+    {
+        return zeroRecycledSegments;
+    }
+
     @Override
     public boolean equals(final Object o)
     {
@@ -130,14 +141,14 @@ public final class LogConfig
         return segmentSize == c.segmentSize && durability == c.durability && flushBytes == c.flushBytes &&
             flushInterval.equals(c.flushInterval) && syncInterval.equals(c.syncInterval) &&
             preparedSegments == c.preparedSegments && retentionBytes == c.retentionBytes &&
-            Objects.equals(retentionTime, c.retentionTime);
+            Objects.equals(retentionTime, c.retentionTime) && zeroRecycledSegments == c.zeroRecycledSegments;
     }
 
     @Override
     public int hashCode()
     {
         return Objects.hash(segmentSize, durability, flushBytes, flushInterval, syncInterval, preparedSegments,
-            retentionBytes, retentionTime);
+            retentionBytes, retentionTime, zeroRecycledSegments);
     }
 
     @Override
@@ -145,7 +156,8 @@ public final class LogConfig
     {
         return "LogConfig{segmentSize=" + segmentSize + ", durability=" + durability + ", flushBytes=" + flushBytes +
             ", flushInterval=" + flushInterval + ", syncInterval=" + syncInterval + ", preparedSegments=" +
-            preparedSegments + ", retentionBytes=" + retentionBytes + ", retentionTime=" + retentionTime + '}';
+            preparedSegments + ", retentionBytes=" + retentionBytes + ", retentionTime=" + retentionTime +
+            ", zeroRecycledSegments=" + zeroRecycledSegments + '}';
     }
 
     /** Fluent builder; setters return this. Not thread-safe. */
@@ -159,6 +171,7 @@ public final class LogConfig
         private int preparedSegments = PREPARED_SEGMENTS_DEFAULT;
         private long retentionBytes = RETENTION_BYTES_NONE;
         private Duration retentionTime;
+        private boolean zeroRecycledSegments;
 
         private Builder()
         {
@@ -217,6 +230,22 @@ public final class LogConfig
         public Builder retentionTime(final Duration age)
         {
             retentionTime = age;
+            return this;
+        }
+
+        /**
+         * Whether a segment file dropped by retention is zero-filled again before the log reuses it. Without it
+         * (the default) the preparer zeroes only its header block: the device writes each byte once instead of
+         * twice, and the records already in the file (all with offsets below the ones it will get) are told apart
+         * by their offsets. The price is in crash recovery of such a segment: damage in the records written since
+         * the last sync, with valid records after it, cannot be told from a torn write there (no zero sector to
+         * prove a write did not land), so it is cut as a torn tail instead of refused; see durability.md.
+         *
+         * @param zero true to zero-fill recycled files as new ones are. @return this
+         */
+        public Builder zeroRecycledSegments(final boolean zero)
+        {
+            zeroRecycledSegments = zero;
             return this;
         }
 

@@ -195,7 +195,9 @@ class ReadStressTest
                 "log.read calls done: " + reads.sum() + " (target " + TARGET_READS + ")");
             assertTrue(cache.evictions() > 0, "no eviction: " + cache);
             assertTrue(cache.pageIns() > 0, "no page-in: " + cache);
-            assertEquals(0, cache.pinnedPages(), "pages still pinned: " + cache);
+            // a read-ahead page-in the last sequential reader started may still hold its own pin: it must let go
+            StoreFiles.awaitCondition(() -> store.cacheStats().pinnedPages() == 0,
+                "no page pinned once the read-ahead in flight is done: " + store.cacheStats());
         }
     }
 

@@ -3,8 +3,9 @@ package io.directlog.storage.format;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Layout of a segment's first block (format version 2). The header is written by the writer with the first
- * write into the segment, so a prepared segment's first block stays all zero until the writer takes it.
+ * Layout of a segment's first block (format version 3; version 2 is still read). The header is written by the
+ * writer with the first write into the segment, so a prepared segment's first block stays all zero until the writer
+ * takes it.
  * <pre>
  *  offset  field
  *   0      magic            8 bytes  "DLOGSEG1" (little-endian long {@link #MAGIC})
@@ -18,9 +19,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  *                                    the next multiple of it (a gap, see RecordDescriptor); 4096 or a larger
  *                                    direct-I/O alignment
  *  48      created          long     epoch ms when the writer took the segment
- *  56      CRC32C           int      of bytes [0, 56)
- *  60 .. 4095               zero
+ *  56      flags            int      version 3: {@link #FLAG_RECYCLED}
+ *  60      CRC32C           int      version 3: of bytes [0, 60)
+ *  64 .. 4095               zero
  * </pre>
+ * Version 2 has no flags: its CRC32C is at 56, of bytes [0, 56), and its segments are always pre-zeroed.
  * Stateless; thread-safe.
  */
 public final class SegmentHeaderDescriptor
@@ -31,7 +34,9 @@ public final class SegmentHeaderDescriptor
      * The format version this code writes and reads. Version 2 added the block size and the gaps it implies;
      * version 1 (development builds only) is refused, since its readers would take a gap for the end.
      */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
+    /** The previous version, still read: no flags field, the CRC at {@link #CRC_OFFSET_V2}. */
+    public static final int VERSION_2 = 2;
     /** The header takes one 4 KiB block; records start here. */
     public static final int LENGTH = 4096;
     /** Offset of the magic. */
@@ -52,8 +57,19 @@ public final class SegmentHeaderDescriptor
     public static final int BLOCK_SIZE_OFFSET = 44;
     /** Offset of the creation time. */
     public static final int CREATED_OFFSET = 48;
-    /** Offset of the CRC. */
-    public static final int CRC_OFFSET = 56;
+    /** Offset of the flags (version 3). */
+    public static final int FLAGS_OFFSET = 56;
+    /** Offset of the CRC (version 3). */
+    public static final int CRC_OFFSET = 60;
+    /** Offset of the CRC in version 2, which has no flags. */
+    public static final int CRC_OFFSET_V2 = 56;
+    /**
+     * The file was reused without being zeroed again (a segment retention dropped): bytes after the segment's end
+     * may be stale records of this log, all with offsets below the segment's base offset, or parts of them. Recovery
+     * therefore takes a record that fails its checks, with no record of this segment's offsets after it, as the end
+     * and not as damage; without the flag everything after the end must be zero.
+     */
+    public static final int FLAG_RECYCLED = 1;
 
     private SegmentHeaderDescriptor()
     {
@@ -69,9 +85,10 @@ public final class SegmentHeaderDescriptor
      * @param segmentSize the segment's capacity.
      * @param blockSize   the write unit, a power of two of at least 4096 that divides the segment size.
      * @param created     epoch ms.
+     * @param flags       {@link #FLAG_RECYCLED} or 0.
      */
     public static void write(final UnsafeBuffer buffer, final long logId, final long baseOffset, final long sequence,
-        final int segmentSize, final int blockSize, final long created)
+        final int segmentSize, final int blockSize, final long created, final int flags)
     {
         buffer.setMemory(0, LENGTH, (byte)0);
         buffer.putLong(MAGIC_OFFSET, MAGIC);
@@ -83,6 +100,7 @@ public final class SegmentHeaderDescriptor
         buffer.putInt(SEGMENT_SIZE_OFFSET, segmentSize);
         buffer.putInt(BLOCK_SIZE_OFFSET, blockSize);
         buffer.putLong(CREATED_OFFSET, created);
+        buffer.putInt(FLAGS_OFFSET, flags);
         buffer.putInt(CRC_OFFSET, Checksums.crc32c(buffer, 0, CRC_OFFSET));
     }
 
@@ -103,6 +121,15 @@ public final class SegmentHeaderDescriptor
     }
 
     /**
+     * @param buffer a segment's first block with a valid header.
+     * @return its flags: 0 for version 2.
+     */
+    public static int flags(final UnsafeBuffer buffer)
+    {
+        return buffer.getInt(VERSION_OFFSET) == VERSION_2 ? 0 : buffer.getInt(FLAGS_OFFSET);
+    }
+
+    /**
      * @param buffer a segment's first block.
      * @return null when the header is valid, else what is wrong with it.
      */
@@ -112,13 +139,20 @@ public final class SegmentHeaderDescriptor
         {
             return "bad magic 0x" + Long.toHexString(buffer.getLong(MAGIC_OFFSET));
         }
-        if (buffer.getInt(CRC_OFFSET) != Checksums.crc32c(buffer, 0, CRC_OFFSET))
+        // the version says where the CRC is; a damaged version field fails the CRC of either layout
+        final int version = buffer.getInt(VERSION_OFFSET);
+        final int crcAt = version == VERSION_2 ? CRC_OFFSET_V2 : CRC_OFFSET;
+        if (buffer.getInt(crcAt) != Checksums.crc32c(buffer, 0, crcAt))
         {
             return "header CRC mismatch";
         }
-        if (buffer.getInt(VERSION_OFFSET) != VERSION)
+        if (version != VERSION && version != VERSION_2)
         {
-            return "unsupported format version " + buffer.getInt(VERSION_OFFSET);
+            return "unsupported format version " + version;
+        }
+        if (version == VERSION && (buffer.getInt(FLAGS_OFFSET) & ~FLAG_RECYCLED) != 0)
+        {
+            return "unknown flags 0x" + Integer.toHexString(buffer.getInt(FLAGS_OFFSET));
         }
         if (buffer.getInt(HEADER_LENGTH_OFFSET) != LENGTH)
         {

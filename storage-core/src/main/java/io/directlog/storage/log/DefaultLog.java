@@ -83,7 +83,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private final ReadPath readPath;
     private final Set<DefaultLogReader> readers = ConcurrentHashMap.newKeySet();
     private final ConcurrentLinkedDeque<PreparedSegment> prepared = new ConcurrentLinkedDeque<>();
-    private final ConcurrentLinkedQueue<Path> recycled = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<RecycledFile> recycled = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Segment> rolledUnsynced = new ConcurrentLinkedQueue<>();
     private final AtomicLong nextPrepareSequence;
     private final Object visibilityMonitor = new Object();
@@ -919,7 +919,8 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             }
         }
         final Segment previous = activeSegment;
-        final Segment segment = new Segment(this, next.sequence(), nextOffset, next.path(), meta.segmentSize(), align);
+        final Segment segment = new Segment(this, next.sequence(), nextOffset, next.path(), meta.segmentSize(), align,
+            next.recycled());
         segment.index(new SegmentIndex(meta.segmentSize()));
         final CachePage newPage = context.cache().acquire(segment, meta.segmentSize(), true);
         if (newPage == null)
@@ -932,7 +933,8 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         segment.writeFiles(next.direct(), next.dsync());
         segment.page(newPage);
         SegmentHeaderDescriptor.write(newPage.buffer(), meta.logId(), nextOffset, next.sequence(),
-            meta.segmentSize(), align, System.currentTimeMillis());
+            meta.segmentSize(), align, System.currentTimeMillis(),
+            next.recycled() ? SegmentHeaderDescriptor.FLAG_RECYCLED : 0);
         final CachePage previousPage = page;
         if (previous != null)
         {
@@ -1314,7 +1316,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
                 s.page(null);
                 context.cache().discard(p);
             }
-            giveBack(s.path());
+            giveBack(s.path(), false, 0); // records above the cut: never reused unzeroed
         }
         if (ti + 1 < current.length)
         {
@@ -1482,14 +1484,25 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     {
     }
 
-    /** A segment file the log no longer needs: back to the preparer (renamed, re-zeroed there) or deleted. */
-    void giveBack(final Path path) throws IOException
+    /**
+     * A segment file the log no longer needs: back to the preparer (renamed) or deleted.
+     *
+     * @param path      the file.
+     * @param belowHead true when every record in it is below the log's start offset, and so below any offset a
+     *                  segment made from it will hold (retention): the preparer may reuse it without zeroing it.
+     * @param extra     spares to keep beyond the prepared target: retention keeps as many as it drops at once,
+     *                  about what the writer takes before the next retention pass, so that a log in steady state
+     *                  creates no files.
+     */
+    void giveBack(final Path path, final boolean belowHead, final int extra) throws IOException
     {
-        if (!closing && prepared.size() + recycled.size() < config.preparedSegments())
+        if (!closing && prepared.size() + recycled.size() < config.preparedSegments() + extra)
         {
             final Path to = SegmentFiles.recycled(dir, System.nanoTime() + "-" + recycleCounter.getAndIncrement());
             context.io().rename(path, to);
-            recycled.add(to);
+            // ABSOLUTE_CONSISTENCY refuses what a recycled segment's recovery would have to take on trust
+            recycled.add(new RecycledFile(to, belowHead && !config.zeroRecycledSegments() &&
+                context.recoveryMode() != io.directlog.storage.RecoveryMode.ABSOLUTE_CONSISTENCY));
             context.preparer().signal();
         }
         else
@@ -1500,14 +1513,14 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
 
     private final AtomicLong recycleCounter = new AtomicLong();
 
-    /** @param path a file for the preparer to re-zero and reuse (opening found it, or retention gave it back). */
+    /** @param path a file opening found, for the preparer to zero and reuse: it may hold records of any offset. */
     void offerRecycled(final Path path)
     {
-        recycled.add(path);
+        recycled.add(new RecycledFile(path, false));
     }
 
     /** @return a recycled file to prepare, or null. */
-    Path pollRecycled()
+    RecycledFile pollRecycled()
     {
         return recycled.poll();
     }
@@ -1556,7 +1569,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
                     context.cache().discard(p);
                 }
                 IndexFile.delete(context.io(), dir, s.sequence());
-                giveBack(s.path());
+                giveBack(s.path(), true, victims.length);
             }
             context.io().syncDirectory(dir);
             retained += victims.length;

@@ -164,7 +164,8 @@ final class LogLoader
                     continue;
                 }
                 used.add(new Segment(host, e.getKey(), h.getLong(SegmentHeaderDescriptor.BASE_OFFSET_OFFSET),
-                    e.getValue(), size, h.getInt(SegmentHeaderDescriptor.BLOCK_SIZE_OFFSET)));
+                    e.getValue(), size, h.getInt(SegmentHeaderDescriptor.BLOCK_SIZE_OFFSET),
+                    (SegmentHeaderDescriptor.flags(h) & SegmentHeaderDescriptor.FLAG_RECYCLED) != 0));
             }
         }
         finally
@@ -235,9 +236,11 @@ final class LogLoader
                 {
                     io.delete(path); // a blank file behind the head cannot be used in order
                 }
-                else if (clean && fileSize(path) == size)
+                else if (clean && fileSize(path) == size && reuseSparesAsIs())
                 {
-                    spares.add(open(sequence, path)); // a clean close: prepared files were never written
+                    // a clean close: prepared files were never written, though one made from a file retention gave
+                    // back holds old records after its first block, and nothing here says which: take each as such
+                    spares.add(open(sequence, path));
                 }
                 else
                 {
@@ -533,9 +536,24 @@ final class LogLoader
                     cut = scanner.position();
                     damageAt = scanner.damagePosition();
                     cutOffset = scanner.nextOffset();
-                    // from past the gap, if the records end with one (the scanner checked the gap itself)
-                    final boolean garbage = !RecordScanner.isZero(page.memory().byteBuffer(), damageAt, size);
-                    if (stop == RecordScanner.Stop.INVALID || garbage)
+                    // from past the gap, if the records end with one (the scanner checked the gap itself); a
+                    // recycled segment holds stale records of this log there, so only zeros prove nothing
+                    final boolean garbage = !segment.recycled() &&
+                        !RecordScanner.isZero(page.memory().byteBuffer(), damageAt, size);
+                    if (stop == RecordScanner.Stop.INVALID && segment.recycled() && validRecordAfter(buffer, cut,
+                        size, cutOffset, recordLogId, segment.blockSize()).endOffset < 0)
+                    {
+                        // the first stale byte after this segment's records: its end, as a zero header is in a
+                        // zeroed file (a torn last write looks the same, and nothing of it was acknowledged
+                        // under a promise that survives the crash, or a record after it would have been written)
+                        damage = null;
+                        if (!isLast && cutOffset != used.get(i + 1).baseOffset())
+                        {
+                            damage = "the segment ends at offset " + cutOffset + " but the next one (" +
+                                used.get(i + 1).path().getFileName() + ") starts at " + used.get(i + 1).baseOffset();
+                        }
+                    }
+                    else if (stop == RecordScanner.Stop.INVALID || garbage)
                     {
                         damage = stop == RecordScanner.Stop.INVALID ? scanner.reason() :
                             "an all-zero header with non-zero bytes after it";
@@ -586,7 +604,7 @@ final class LogLoader
                     {
                         throw new CorruptLogException(where + " (recovery mode ABSOLUTE_CONSISTENCY)");
                     }
-                    else if (mode == RecoveryMode.TOLERATE_TORN_TAIL && after >= 0 &&
+                    else if (mode == RecoveryMode.TOLERATE_TORN_TAIL && after >= 0 && !segment.recycled() &&
                         !looksTorn(buffer, damageAt, valid.firstPosition))
                     {
                         throw new CorruptLogException(where + ", and valid records follow it (up to offset " +
@@ -607,8 +625,11 @@ final class LogLoader
                         droppedEnd = Math.max(droppedEnd, after);
                         tornTail = true;
                         LOG.log(System.Logger.Level.WARNING, where + ": torn tail beyond the durable watermark, cut" +
-                            (after >= 0 ? " (valid records up to offset " + after + " after a sector that reads as " +
-                            "never written: the rest of an unacknowledged write, dropped)" : ""));
+                            (after < 0 ? "" : segment.recycled() ? " (valid records up to offset " + after + " after " +
+                            "it, dropped: in a recycled segment a write that did not land leaves stale bytes, not " +
+                            "zeros, so this cannot be told from damage; zeroRecycledSegments keeps the difference)" :
+                            " (valid records up to offset " + after + " after a sector that reads as " +
+                            "never written: the rest of an unacknowledged write, dropped)"));
                     }
                     cutPosition = cut;
                 }
@@ -648,10 +669,12 @@ final class LogLoader
             // acknowledged, and counted in the report. A file shorter than its segment (truncated beyond the end)
             // is written out to its full size with zeros, so later O_DIRECT appends overwrite written blocks
             // inside i_size again (no metadata to make durable) instead of extending the file.
-            if (dirty)
+            if (dirty && !segment.recycled())
             {
                 countZeroed(buffer, segment.path(), gapClean ? gapEnd : cut, size);
             }
+            // a recycled segment's stale bytes are zeroed too (records after a hole there are of this log, and a
+            // later crash must not find them where new ones belong), but they are expected: not counted or logged
             final int zeroFrom;
             if (gapClean)
             {
@@ -970,12 +993,22 @@ final class LogLoader
         recycle.add(to);
     }
 
+    /**
+     * Whether a spare found after a clean close is used as it is (its segment flagged recycled) rather than zeroed
+     * again: not when this log zeroes recycled files, nor under ABSOLUTE_CONSISTENCY, which must see every byte
+     * after the end zero.
+     */
+    private boolean reuseSparesAsIs()
+    {
+        return !config.zeroRecycledSegments() && mode != RecoveryMode.ABSOLUTE_CONSISTENCY;
+    }
+
     private PreparedSegment open(final long sequence, final Path path) throws IOException
     {
         final BlockFile direct = io.open(path, FileMode.DIRECT, false);
         try
         {
-            return new PreparedSegment(sequence, path, direct, io.open(path, FileMode.DIRECT_DSYNC, false));
+            return new PreparedSegment(sequence, path, direct, io.open(path, FileMode.DIRECT_DSYNC, false), true);
         }
         catch (final IOException e)
         {

@@ -5,14 +5,17 @@ import java.nio.file.Path;
 import io.directlog.storage.io.BlockFile;
 
 /**
- * A segment file the preparer made ready: allocated, filled with zeros by real writes, fdatasync'ed, renamed
- * to its final name, its directory fsync'ed, and opened. Taking it changes no filesystem metadata.
+ * A segment file the preparer made ready: allocated and written through (filled with zeros by real writes, or a
+ * file retention gave back, written before), fdatasync'ed, renamed to its final name, its directory fsync'ed,
+ * and opened. Taking it changes no filesystem metadata.
  *
  * @param sequence the file's sequence number.
  * @param path     the file.
  * @param direct   its O_DIRECT descriptor.
  * @param dsync    its O_DIRECT|O_DSYNC descriptor.
+ * @param recycled true when only its first block was zeroed: the rest may hold stale records of this log, all
+ *                 below any offset it will be given (see SegmentHeaderDescriptor#FLAG_RECYCLED).
  */
-public record PreparedSegment(long sequence, Path path, BlockFile direct, BlockFile dsync)
+public record PreparedSegment(long sequence, Path path, BlockFile direct, BlockFile dsync, boolean recycled)
 {
 }

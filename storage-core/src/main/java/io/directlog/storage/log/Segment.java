@@ -24,6 +24,7 @@ public final class Segment implements CacheOwner
     private final Path path;
     private final int capacity;
     private final int blockSize;
+    private final boolean recycled;
     private final Object loadLock = new Object();
     private volatile int endPosition;
     private volatile long endOffset;
@@ -46,10 +47,13 @@ public final class Segment implements CacheOwner
      * @param path       the file.
      * @param capacity   the segment's size.
      * @param blockSize  its write unit (from its header): gaps end at multiples of it.
+     * @param recycled   the file was reused without zeroing: bytes after its end may be stale records of this log
+     *                   (its header's {@code FLAG_RECYCLED}).
      */
     public Segment(final SegmentHost host, final long sequence, final long baseOffset, final Path path,
-        final int capacity, final int blockSize)
+        final int capacity, final int blockSize, final boolean recycled)
     {
+        this.recycled = recycled;
         this.host = host;
         this.sequence = sequence;
         this.baseOffset = baseOffset;
@@ -57,6 +61,12 @@ public final class Segment implements CacheOwner
         this.capacity = capacity;
         this.blockSize = blockSize;
         this.endOffset = baseOffset;
+    }
+
+    /** @return true when bytes after the end may be stale records of this log, not zeros. */
+    public boolean recycled()
+    {
+        return recycled;
     }
 
     /** @return the file's sequence number. */

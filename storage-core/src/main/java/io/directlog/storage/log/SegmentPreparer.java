@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
+import io.directlog.storage.format.SegmentHeaderDescriptor;
 import io.directlog.storage.io.BlockFile;
 import io.directlog.storage.io.BlockIo;
 import io.directlog.storage.io.FileMode;
@@ -18,6 +19,8 @@ import io.directlog.storage.page.PageMemory;
  * create under a temporary name, fallocate, fill with zeros by real O_DIRECT writes (FALLOC_FL_ZERO_RANGE alone
  * leaves unwritten extents on ext4, whose conversion on first write is a journaled metadata change), fdatasync,
  * rename to the final name, fsync the directory, open. So the writer's later O_DIRECT writes change no metadata.
+ * A file retention gave back was written through already: by default only its header block is zeroed (the
+ * segment is flagged recycled), so that a log in steady state does not write every byte twice.
  * <p>
  * It also asks the page cache to keep a zeroed page ready for each log's next roll, so that the writer takes
  * both the file and the page ready-made.
@@ -157,18 +160,25 @@ public final class SegmentPreparer implements AutoCloseable
     {
         final Path dir = log.directory();
         final int size = log.segmentSize();
-        Path tmp = log.pollRecycled();
+        final RecycledFile given = log.pollRecycled();
+        Path tmp = given == null ? null : given.path();
+        boolean reusedAsIs = false;
         if (tmp != null)
         {
             try
             {
-                zero(tmp, size, false); // a file given back: re-zeroed, so "all zero after the end" stays strong
+                reusedAsIs = given.reuseAsIs() && zeroHeaderBlock(tmp, size);
+                if (!reusedAsIs)
+                {
+                    zero(tmp, size, false); // "all zero after the end" stays strong in the segment made from it
+                }
             }
             catch (final IOException | RuntimeException e)
             {
                 deleteQuietly(tmp);
                 LOG.log(System.Logger.Level.DEBUG, "recycled file " + tmp + " not reusable: " + e.getMessage());
                 tmp = null;
+                reusedAsIs = false;
             }
         }
         final long sequence = log.takePrepareSequence();
@@ -199,7 +209,29 @@ public final class SegmentPreparer implements AutoCloseable
             direct.close();
             throw e;
         }
-        return new PreparedSegment(sequence, path, direct, dsync);
+        return new PreparedSegment(sequence, path, direct, dsync, reusedAsIs);
+    }
+
+    /**
+     * Readies a file retention gave back without writing it all again: only its first block is zeroed (so that
+     * until the writer takes it, it reads as a prepared file), then synced. Its other blocks were written before,
+     * so overwriting them changes no metadata; the records they hold all lie below the offsets the segment will
+     * get. A file of another size is not reused this way (appends must never extend a file).
+     *
+     * @return false when the file must be zero-filled instead.
+     */
+    private boolean zeroHeaderBlock(final Path file, final int size) throws IOException
+    {
+        try (BlockFile f = io.open(file, FileMode.DIRECT, false))
+        {
+            if (f.size() != size)
+            {
+                return false;
+            }
+            f.write(zeros.byteBuffer(), 0, Math.max(SegmentHeaderDescriptor.LENGTH, io.alignment()), 0);
+            f.datasync();
+            return true;
+        }
     }
 
     private void zero(final Path file, final int size, final boolean create) throws IOException

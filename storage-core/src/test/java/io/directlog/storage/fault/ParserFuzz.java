@@ -375,7 +375,7 @@ final class ParserFuzz
         final long logId = r.nextLong() | 1;
         final int recordLogId = RecordDescriptor.recordLogId(logId);
         final long baseOffset = r.nextLong(1L << 40);
-        SegmentHeaderDescriptor.write(buf, logId, baseOffset, r.nextInt(1000), SEG, BLOCK, System.currentTimeMillis());
+        SegmentHeaderDescriptor.write(buf, logId, baseOffset, r.nextInt(1000), SEG, BLOCK, System.currentTimeMillis(), 0);
         // one base in four runs to 8, 16 or 24 bytes before the segment's end: a gap shorter than a header
         final int shortTail = r.nextInt(4) == 0 ? 8 * (1 + r.nextInt(3)) : 0;
         final int fill = shortTail > 0 ? SEG : HEADER + r.nextInt(SEG - HEADER + 1);
