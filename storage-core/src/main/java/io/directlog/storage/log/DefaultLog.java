@@ -1490,9 +1490,9 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
      * @param path      the file.
      * @param belowHead true when every record in it is below the log's start offset, and so below any offset a
      *                  segment made from it will hold (retention): the preparer may reuse it without zeroing it.
-     * @param extra     spares to keep beyond the prepared target: retention keeps as many as it drops at once,
-     *                  about what the writer takes before the next retention pass, so that a log in steady state
-     *                  creates no files.
+     * @param extra     spares to keep beyond the prepared target: retention keeps up to twice as many as it drops
+     *                  at once (one pass's worth is about what the writer takes before the next pass, and passes
+     *                  drop unevenly), so that a log in steady state creates no files.
      */
     void giveBack(final Path path, final boolean belowHead, final int extra) throws IOException
     {
@@ -1569,7 +1569,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
                     context.cache().discard(p);
                 }
                 IndexFile.delete(context.io(), dir, s.sequence());
-                giveBack(s.path(), true, victims.length);
+                giveBack(s.path(), true, 2 * victims.length);
             }
             context.io().syncDirectory(dir);
             retained += victims.length;

@@ -26,6 +26,8 @@ import io.directlog.storage.StoreConfig;
  * <pre>
  * S                                        before the store is opened
  * O start end openMillis                   the store is open (recovery done)
+ * T from                                   records are reported from here on: where the report starts, and again
+ *                                          where retention moved the start while it ran
  * R offset count length crc32c selfCheck   one per recovered record at or above verifyFrom
  * Z ok | Z bad why                        I5: the newest segment is zero after its last record, which is end - 1
  * V                                        every recovered record was reported; appends start now
@@ -45,6 +47,13 @@ public final class KillLoopChild
     static final int FLUSH_BYTES = 256 << 10;
     static final Duration FLUSH_INTERVAL = Duration.ofMillis(20);
     static final String LOG_NAME = "kill";
+    /**
+     * Retention keeps a few segments, and the syncer that applies it runs every 20 ms: a chain recycles segment
+     * files within a cycle, so kills land in retention, in the preparer's reuse of a file and in the writer's
+     * appends into a recycled segment, and recovery meets recycled segments with stale records after their end.
+     */
+    static final long RETENTION_BYTES = 4L * SEGMENT_SIZE;
+    static final Duration SYNC_INTERVAL = Duration.ofMillis(20);
     /** Set by {@link KillLoopLauncher}'s CDS training run: append briefly, then exit cleanly. */
     static final String TRAIN_PROP_NAME = "directlog.kill.train";
     private static final int MAX_PAYLOAD = SEGMENT_SIZE - 4096 - 32;
@@ -57,7 +66,8 @@ public final class KillLoopChild
     {
         return StoreConfig.builder(dir).memoryBudget(64L << 20).writerThreads(1)
             .defaultLogConfig(LogConfig.builder().segmentSize(SEGMENT_SIZE).durability(durability)
-                .flushBytes(FLUSH_BYTES).flushInterval(FLUSH_INTERVAL).build())
+                .flushBytes(FLUSH_BYTES).flushInterval(FLUSH_INTERVAL).syncInterval(SYNC_INTERVAL)
+                .retentionBytes(RETENTION_BYTES).build())
             .build();
     }
 
@@ -147,9 +157,20 @@ public final class KillLoopChild
             for (final Path f : (Iterable<Path>)files.sorted()::iterator)
             {
                 final String name = f.getFileName().toString();
-                if (name.endsWith(".log") && !LogSurgery.zeroFrom(f, 0, 64))
+                try
                 {
-                    last = f;
+                    if (name.endsWith(".log") && !LogSurgery.zeroFrom(f, 0, 64))
+                    {
+                        last = f;
+                    }
+                }
+                catch (final java.io.UncheckedIOException e)
+                {
+                    if (!(e.getCause() instanceof java.nio.file.NoSuchFileException))
+                    {
+                        throw e;
+                    }
+                    // retention gave it back since the listing: an old segment, not the newest
                 }
             }
         }
@@ -177,9 +198,21 @@ public final class KillLoopChild
     {
         final long end = log.endOffset();
         long next = from;
+        emit(out, "T " + next);
         while (next < end)
         {
-            try (RecordBatch batch = log.read(next, 4 << 20))
+            final RecordBatch read;
+            try
+            {
+                read = log.read(next, 4 << 20);
+            }
+            catch (final io.directlog.storage.OffsetOutOfRangeException e)
+            {
+                next = log.startOffset(); // the syncer's retention dropped segments while this reported
+                emit(out, "T " + next);
+                continue;
+            }
+            try (RecordBatch batch = read)
             {
                 if (batch.isEmpty())
                 {

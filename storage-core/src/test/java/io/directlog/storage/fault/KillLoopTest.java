@@ -104,6 +104,7 @@ class KillLoopTest
         }
         long lost = 0;
         long acked = 0;
+        long recycled = 0;
         int done = 0;
         int checked = 0;
         final List<String> violations = new ArrayList<>();
@@ -112,12 +113,13 @@ class KillLoopTest
             loop.printReport();
             lost += loop.lost;
             acked += loop.ackedChecked;
+            recycled += loop.recycledSegments;
             done += loop.cycles;
             checked += loop.recoveriesChecked;
             violations.addAll(loop.violations);
         }
-        System.out.printf("KillLoopTest seed=%d lanes=%d cycles=%d time=%.1fs%n", seed, lanes, done,
-            (System.nanoTime() - t0) / 1e9);
+        System.out.printf("KillLoopTest seed=%d lanes=%d cycles=%d time=%.1fs recycled segments at chain ends=%d%n",
+            seed, lanes, done, (System.nanoTime() - t0) / 1e9, recycled);
         // detected: kills after which a recovery completed and was checked (a kill during recovery is checked by
         // the next cycle's recovery, so it does not count on its own)
         System.out.printf("FAULT-SUMMARY category=kill cases=%d acked_checked=%d lost=%d detected=%d/%d%n",
@@ -131,6 +133,8 @@ class KillLoopTest
             throw new AssertionError("kill loop failed, seed " + seed, failure);
         }
         assertEquals(0, lost, "lost DIRECT/DSYNC acknowledged records, seed " + seed);
+        assertTrue(done < 20 || recycled > 0, "retention never gave a file back for reuse: the loop did not meet " +
+            "recycled segments");
         assertTrue(violations.isEmpty(), "violations with seed " + seed + ": " + violations);
     }
 
@@ -141,6 +145,7 @@ class KillLoopTest
         final SplittableRandom rng;
         final List<String> violations = new ArrayList<>();
         long lost;
+        long recycledSegments;
         long ackedChecked;
         long recordsVerified;
         int cycles;
@@ -233,6 +238,34 @@ class KillLoopTest
         }
 
         /** Checks what the cycle's child recovered against the oracle, then adds what it acknowledged. */
+        /** Segments the chain's crashes left that were made from files retention gave back (header flag). */
+        private static int countRecycled(final Path logDir)
+        {
+            int n = 0;
+            try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(logDir))
+            {
+                for (final Path f : (Iterable<Path>)files::iterator)
+                {
+                    if (f.getFileName().toString().endsWith(".log"))
+                    {
+                        final java.nio.ByteBuffer h = java.nio.ByteBuffer.wrap(LogSurgery.read(f), 0, 64)
+                            .order(java.nio.ByteOrder.nativeOrder());
+                        if (h.getLong(0) == io.directlog.storage.format.SegmentHeaderDescriptor.MAGIC &&
+                            (h.getInt(io.directlog.storage.format.SegmentHeaderDescriptor.FLAGS_OFFSET) &
+                            io.directlog.storage.format.SegmentHeaderDescriptor.FLAG_RECYCLED) != 0)
+                        {
+                            n++;
+                        }
+                    }
+                }
+            }
+            catch (final java.io.IOException e)
+            {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return n;
+        }
+
         private void check(final Cycle cycle)
         {
             final String where = "cycle " + cycle.index + " (" + cycle.mode + ", " + cycle.producers +
@@ -257,9 +290,15 @@ class KillLoopTest
                     violation(where + ": recovery not idempotent: the previous recovery ended at " +
                         unchangedEnd + " and nothing was appended since, now " + end);
                 }
-                long expect = cycle.verifyFrom;
+                // retention drops whole segments from the start: the child reports from there
+                long expect = Math.max(cycle.verifyFrom, cycle.start);
                 for (final long[] r : cycle.recovered)
                 {
+                    if (r[0] < 0)
+                    {
+                        expect = Math.max(expect, r[1]); // retention moved the start: the records below went
+                        continue;
+                    }
                     final long offset = r[0];
                     if (offset != expect)
                     {
@@ -311,6 +350,10 @@ class KillLoopTest
                     }
                     for (final long[] r : cycle.recovered)
                     {
+                        if (r[0] < 0)
+                        {
+                            continue; // a "T" line
+                        }
                         model.put(r[0], (int)r[2], (int)r[3], -1, -1); // recovered and synced: durable from now on
                     }
                     model.truncate(end);
@@ -339,6 +382,7 @@ class KillLoopTest
         private void finishChain()
         {
             final String where = "end of chain " + dir.getFileName();
+            recycledSegments += countRecycled(dir.resolve(KillLoopChild.LOG_NAME));
             try (LogStore store = LogStore.open(KillLoopChild.config(dir, Durability.DSYNC)))
             {
                 final Log log = store.log(KillLoopChild.LOG_NAME);
@@ -349,10 +393,20 @@ class KillLoopTest
                     lost += missing;
                     violation(where + ": end " + end + " < " + mustHave + ": " + missing + " lost");
                 }
-                long next = 0;
+                long next = log.startOffset(); // below it: dropped by retention
                 while (next < end)
                 {
-                    try (RecordBatch batch = log.read(next, 4 << 20))
+                    final RecordBatch read;
+                    try
+                    {
+                        read = log.read(next, 4 << 20);
+                    }
+                    catch (final io.directlog.storage.OffsetOutOfRangeException e)
+                    {
+                        next = log.startOffset(); // retention ran while this read
+                        continue;
+                    }
+                    try (RecordBatch batch = read)
                     {
                         if (batch.isEmpty())
                         {
@@ -432,6 +486,7 @@ class KillLoopTest
         final List<long[]> recovered = new ArrayList<>();
         final List<long[]> acks = new ArrayList<>();
         long openMs = -1;
+        long start;
         long end = -1;
         boolean verified;
         volatile long killNanos;
@@ -525,9 +580,17 @@ class KillLoopTest
                     {
                         return; // cut by the kill
                     }
+                    start = Long.parseLong(f[1]);
                     end = Long.parseLong(f[2]);
                     openMs = Long.parseLong(f[3]);
                     advance(lock, phase, 2);
+                }
+                case "T" ->
+                {
+                    if (f.length == 2 && !f[1].isEmpty())
+                    {
+                        recovered.add(new long[] {-1, Long.parseLong(f[1])}); // the report goes on from there
+                    }
                 }
                 case "R" ->
                 {
