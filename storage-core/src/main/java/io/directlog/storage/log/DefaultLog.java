@@ -1498,7 +1498,9 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     {
         if (!closing && prepared.size() + recycled.size() < config.preparedSegments() + extra)
         {
-            final Path to = SegmentFiles.recycled(dir, System.nanoTime() + "-" + recycleCounter.getAndIncrement());
+            // unique: the open deleted every recycle-*.tmp before this log's counter started (and its own renames
+            // are named open-<n>); no clock in the name, so a workload's file names repeat from run to run
+            final Path to = SegmentFiles.recycled(dir, Long.toString(recycleCounter.getAndIncrement()));
             context.io().rename(path, to);
             // ABSOLUTE_CONSISTENCY refuses what a recycled segment's recovery would have to take on trust
             recycled.add(new RecycledFile(to, belowHead && !config.zeroRecycledSegments() &&

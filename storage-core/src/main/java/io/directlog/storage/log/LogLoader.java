@@ -988,7 +988,7 @@ final class LogLoader
     /** Renames a file out of the segment namespace; the preparer re-zeroes it before it is used again. */
     private void recycle(final Path path) throws IOException
     {
-        final Path to = SegmentFiles.recycled(dir, System.nanoTime() + "-" + recycleNames++);
+        final Path to = SegmentFiles.recycled(dir, "open-" + recycleNames++);
         io.rename(path, to);
         recycle.add(to);
     }

@@ -111,6 +111,42 @@ class PowerLossTest
         TALLY.assertClean();
     }
 
+    /**
+     * Retention gives a file back, the preparer readies it by zeroing its header block only, and the writer fills
+     * the recycled segment (stale records of the segment it held before after its end): a crash at every call,
+     * in each durability mode and with mixed ones, keeps what was promised and never brings a stale record back.
+     */
+    @Test
+    void recycledSegmentsKeepAcknowledgedRecordsAfterACrashAtEveryCall() throws Exception
+    {
+        final long before = TALLY.cases;
+        final long recycledBefore = TALLY.recycledRuns;
+        final long t0 = System.nanoTime();
+        int index = 300_000;
+        for (final Durability mode : MODES)
+        {
+            final Durability other = mode == Durability.DSYNC ? Durability.DIRECT : Durability.DSYNC;
+            final List<PowerLossWorkload.Step> steps = List.of(
+                PowerLossWorkload.Step.of(PowerLossWorkload.Op.FILL, mode),
+                PowerLossWorkload.Step.of(PowerLossWorkload.Op.FILL, mode),
+                PowerLossWorkload.Step.of(PowerLossWorkload.Op.FILL, mode),
+                PowerLossWorkload.Step.of(PowerLossWorkload.Op.SYNC, mode), // retention gives segment 0 back
+                PowerLossWorkload.Step.of(PowerLossWorkload.Op.FILL, mode), // rolls: the spare; then segment 0's file
+                new PowerLossWorkload.Step(PowerLossWorkload.Op.SMALL, mode, 3_000),
+                new PowerLossWorkload.Step(PowerLossWorkload.Op.SMALL, other, 5_000),
+                new PowerLossWorkload.Step(PowerLossWorkload.Op.LARGE, mode, 200_000),
+                PowerLossWorkload.Step.of(PowerLossWorkload.Op.SYNC, mode),
+                new PowerLossWorkload.Step(PowerLossWorkload.Op.SMALL, Durability.MEMORY, 700),
+                new PowerLossWorkload.Step(PowerLossWorkload.Op.LARGE, mode, 100_000),
+                new PowerLossWorkload.Step(PowerLossWorkload.Op.SMALL, mode, 100));
+            crashEverywhere(index++, steps, mode, false, 2, 1);
+        }
+        System.out.printf("powerloss: recycled: %d workloads (%d reusing a retained file), %d crash states in %.1f s%n",
+            MODES.length, TALLY.recycledRuns - recycledBefore, TALLY.cases - before, (System.nanoTime() - t0) / 1e9);
+        assertEquals(MODES.length, TALLY.recycledRuns - recycledBefore, "every workload writes a recycled segment");
+        TALLY.assertClean();
+    }
+
     @Test
     void randomWorkloadsKeepAcknowledgedRecordsAfterACrashAtEveryCall() throws Exception
     {
@@ -167,7 +203,7 @@ class PowerLossTest
             {
                 final CrashImage image = replayer.image(new SplittableRandom(variant), FaultProfile.SECTOR_ATOMIC);
                 final PowerLossChecker.Outcome outcome = checker.recover(run, image.io(), Durability.MEMORY,
-                    RecoveryMode.TOLERATE_TORN_TAIL);
+                    RecoveryMode.TOLERATE_TORN_TAIL, PowerLossChecker.allowedStart(run, point));
                 assertTrue(outcome.kind() != PowerLossChecker.Outcome.Kind.VIOLATION, outcome.message());
                 assertTrue(outcome.kind() != PowerLossChecker.Outcome.Kind.GAP, steps + " on VOLATILE_CACHE, crash " +
                     "after call " + point + "/" + replayer.length() + ", image SECTOR_ATOMIC seed " + variant + " (" +
@@ -194,6 +230,11 @@ class PowerLossTest
             final java.util.Map<Integer, java.util.BitSet> written = new java.util.HashMap<>();
             for (final io.directlog.storage.io.sim.IoCall call : run.io().trace())
             {
+                if (call.kind() == io.directlog.storage.io.sim.IoCall.Kind.CREATE)
+                {
+                    written.remove(call.inode()); // a new file (the device may reuse a deleted file's number)
+                    continue;
+                }
                 if (call.kind() != io.directlog.storage.io.sim.IoCall.Kind.WRITE || call.path() == null ||
                     !call.path().getFileName().toString().endsWith(".log"))
                 {
@@ -204,6 +245,10 @@ class PowerLossTest
                 final int last = (int)((call.position() + call.length() - 1) / 4096);
                 if (call.data() == null)
                 {
+                    if (first == 0)
+                    {
+                        blocks.clear(); // the preparer readies the file again: a new segment, a new generation
+                    }
                     blocks.clear(first, last + 1);
                     continue;
                 }
@@ -292,6 +337,40 @@ class PowerLossTest
         final long workloadSeed = mix(SEED, index);
         final PowerLossWorkload.Run run = workload.run(steps, mode, workloadSeed);
         assertEquals(0, run.io().misalignedCalls(), "O_DIRECT alignment violations in " + run.description());
+        final boolean reuses = reusesRetainedFile(run);
+        final long casesBefore = TALLY.cases;
+        try
+        {
+            crashEverywhere(index, run, mode, fromCreation, sectorAtomic, garbage);
+        }
+        finally
+        {
+            TALLY.recycledRuns += reuses ? 1 : 0;
+            TALLY.recycledStates += reuses ? TALLY.cases - casesBefore : 0;
+        }
+    }
+
+    /**
+     * Whether the preparer readied a file retention gave back by zeroing only its header block: a 4 KiB write of
+     * zeros at 0 into a {@code recycle-*.tmp} file. The segment made from it has stale records after its end.
+     */
+    private static boolean reusesRetainedFile(final PowerLossWorkload.Run run)
+    {
+        for (final io.directlog.storage.io.sim.IoCall call : run.io().trace())
+        {
+            if (call.kind() == io.directlog.storage.io.sim.IoCall.Kind.WRITE && call.data() == null &&
+                call.position() == 0 && call.length() == 4096 && call.path() != null &&
+                call.path().getFileName().toString().startsWith("recycle-"))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void crashEverywhere(final int index, final PowerLossWorkload.Run run, final Durability mode,
+        final boolean fromCreation, final int sectorAtomic, final int garbage)
+    {
         for (final DeviceModel model : DeviceModel.values())
         {
             final CrashReplayer replayer = new CrashReplayer(run.io(), model);
@@ -332,8 +411,10 @@ class PowerLossTest
         final CrashImage image = replayer.image(new SplittableRandom(stateSeed), profile);
         final boolean wholeStore = Long.remainderUnsigned(stateSeed, STORE_SAMPLE) == 0;
         final PowerLossChecker.Outcome outcome = wholeStore ?
-            checker.recoverStore(run, image.io(), mode, RecoveryMode.TOLERATE_TORN_TAIL) :
-            checker.recover(run, image.io(), mode, RecoveryMode.TOLERATE_TORN_TAIL);
+            checker.recoverStore(run, image.io(), mode, RecoveryMode.TOLERATE_TORN_TAIL,
+                PowerLossChecker.allowedStart(run, point)) :
+            checker.recover(run, image.io(), mode, RecoveryMode.TOLERATE_TORN_TAIL,
+                PowerLossChecker.allowedStart(run, point));
         final long required = PowerLossChecker.requiredEnd(run, point, model);
         final long acked = PowerLossChecker.ackedEnd(run, point, Durability.MEMORY);
         final boolean garbled = image.faults().garbageSectors > 0;
@@ -378,7 +459,7 @@ class PowerLossTest
                 // the data must still be there: an operator's TRUNCATE_AT_CORRUPTION open keeps every promised record
                 final CrashImage again = replayer.image(new SplittableRandom(stateSeed), profile);
                 final PowerLossChecker.Outcome truncated = checker.recover(run, again.io(), mode,
-                    RecoveryMode.TRUNCATE_AT_CORRUPTION);
+                    RecoveryMode.TRUNCATE_AT_CORRUPTION, PowerLossChecker.allowedStart(run, point));
                 if (truncated.kind() == PowerLossChecker.Outcome.Kind.GAP)
                 {
                     gap(where + " (TRUNCATE_AT_CORRUPTION after a refusal)", model, truncated, required);
@@ -464,6 +545,8 @@ class PowerLossTest
         long corruptServed;
         long refusedWriteThrough;
         long gaps;
+        long recycledRuns;
+        long recycledStates;
         long directVolatileLoss;
         long directVolatileLostRecords;
         long memoryLossStates;
@@ -499,7 +582,8 @@ class PowerLossTest
         {
             return "powerloss: states=" + cases + " (LogStore opens " + storeCases + ") refusedLegitimateCrashStates=" +
                 refused + " (with garbage " + refusedGarbled + ", sector-atomic on WRITE_THROUGH " + refusedWriteThrough +
-                ") holesAfterLostRolledTail=" + gaps + " garbledRecordsServed=" + corruptServed +
+                ") holesAfterLostRolledTail=" + gaps + " workloadsReusingRetainedFiles=" + recycledRuns + " (crash states " +
+                recycledStates + ") garbledRecordsServed=" + corruptServed +
                 " directOnVolatileLossStates=" + directVolatileLoss + " (max records " +
                 directVolatileLostRecords + ") memoryLossStates=" + memoryLossStates + " maxMemoryRecordsLost=" +
                 maxMemoryLost + " garbledImages=" + injected + " withinPromise=" + detected + " violations=" +

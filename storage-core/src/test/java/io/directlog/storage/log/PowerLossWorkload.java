@@ -41,6 +41,11 @@ final class PowerLossWorkload implements AutoCloseable
     static final String NAME = "log";
     static final int SEGMENT = LogConfig.SEGMENT_SIZE_MIN;
     static final int MAX_PAYLOAD = RecordDescriptor.maxPayloadLength(SEGMENT);
+    /**
+     * The SYNC step applies retention: at least one segment's worth of records stays, so workloads that roll a few
+     * times give files back, and the preparer makes recycled segments of them (stale records after their end).
+     */
+    static final long RETENTION_BYTES = SEGMENT;
     static final String PREPARER_THREAD = "directlog-segment-preparer";
 
     /** Workload operations. */
@@ -109,8 +114,11 @@ final class PowerLossWorkload implements AutoCloseable
      * @param acks         acknowledgements in offset order.
      * @param payloads     payloads by offset.
      * @param firstOpCall  calls made by the log's creation, before the first step.
+     * @param retentions   one per SYNC step (which applies retention): {calls completed before it, the log's start
+     *                     offset after it}.
      */
-    record Run(String description, SimulatedBlockIo io, List<Ack> acks, List<byte[]> payloads, int firstOpCall)
+    record Run(String description, SimulatedBlockIo io, List<Ack> acks, List<byte[]> payloads, int firstOpCall,
+        List<long[]> retentions)
     {
     }
 
@@ -138,7 +146,7 @@ final class PowerLossWorkload implements AutoCloseable
     static LogConfig config(final Durability durability)
     {
         return LogConfig.builder().segmentSize(SEGMENT).durability(durability).flushInterval(Duration.ofHours(1))
-            .syncInterval(Duration.ofHours(1)).preparedSegments(1).build();
+            .syncInterval(Duration.ofHours(1)).preparedSegments(1).retentionBytes(RETENTION_BYTES).build();
     }
 
     LogContext context(final BlockIo io, final SegmentPreparer preparer, final RecoveryMode mode)
@@ -200,6 +208,7 @@ final class PowerLossWorkload implements AutoCloseable
         final LogContext context = context(io, preparer, RecoveryMode.TOLERATE_TORN_TAIL);
         final List<Ack> acks = new ArrayList<>();
         final List<byte[]> payloads = new ArrayList<>();
+        final List<long[]> retentions = new ArrayList<>();
         DefaultLog log = null;
         long syncClock = System.nanoTime();
         try
@@ -222,8 +231,10 @@ final class PowerLossWorkload implements AutoCloseable
                     {
                         if (log != null)
                         {
+                            final int before = io.callCount();
                             syncClock += Duration.ofHours(2).toNanos(); // past the hour-long sync interval
                             log.onSyncerTick(syncClock);
+                            retentions.add(new long[] {before, log.startOffset()});
                         }
                     }
                     case CLOSE ->
@@ -250,7 +261,7 @@ final class PowerLossWorkload implements AutoCloseable
                 log.close();
                 log = null;
             }
-            return new Run(steps + " mode=" + mode, io, acks, payloads, firstOpCall);
+            return new Run(steps + " mode=" + mode, io, acks, payloads, firstOpCall, retentions);
         }
         finally
         {
