@@ -50,11 +50,9 @@ class RecycledSegmentTest
         {
             RecoveryTest.append(log, end, end + 500);
             end += 500;
-            final var segments = StoreFiles.segments(logDir);
-            final Path newest = segments.get(segments.size() - 1);
-            final ByteBuffer h = header(newest);
+            final ByteBuffer h = header(newestSegment(logDir));
             // a dozen segments written: retention (2 MiB) has given files back for a while
-            if (segments.size() > 1 && h.getLong(0) == SegmentHeaderDescriptor.MAGIC && end > 12_000 &&
+            if (h.getLong(0) == SegmentHeaderDescriptor.MAGIC && end > 12_000 &&
                 (h.getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) & SegmentHeaderDescriptor.FLAG_RECYCLED) != 0)
             {
                 return end;
@@ -68,10 +66,18 @@ class RecycledSegmentTest
         return ByteBuffer.wrap(StoreFiles.read(segment, 0, HEADER)).order(ByteOrder.nativeOrder());
     }
 
+    /** The newest segment file with a header: the active segment (prepared files after it are blank). */
     private static Path newestSegment(final Path logDir) throws IOException
     {
         final var segments = StoreFiles.segments(logDir);
-        return segments.get(segments.size() - 1);
+        for (int i = segments.size() - 1; i > 0; i--)
+        {
+            if (header(segments.get(i)).getLong(0) == SegmentHeaderDescriptor.MAGIC)
+            {
+                return segments.get(i);
+            }
+        }
+        return segments.get(0);
     }
 
     /**
@@ -133,13 +139,29 @@ class RecycledSegmentTest
             final Log log = store.log("a");
             final long end = fillUntilRecycledSegmentIsActive(log, dir.resolve("a"));
             final Path newest = newestSegment(dir.resolve("a"));
-            final int end0 = endOfRecords(StoreFiles.read(newest, 0, SEGMENT));
-            // the blocks after the new records hold what the segment before wrote there, not zeroed since
-            assertTrue(end0 < SEGMENT - 4096, "the new segment is not full yet: " + end0);
+            int end0 = endOfRecords(StoreFiles.read(newest, 0, SEGMENT));
+            long appended = end;
+            while (end0 >= SEGMENT / 2)
+            {
+                // caught late in its segment: append on into the next one (recycled too) and look at it early
+                final Path before = newestSegment(dir.resolve("a"));
+                while (newestSegment(dir.resolve("a")).equals(before))
+                {
+                    RecoveryTest.append(log, appended, appended + 50);
+                    appended += 50;
+                }
+                end0 = endOfRecords(StoreFiles.read(newestSegment(dir.resolve("a")), 0, SEGMENT));
+            }
+            final Path young = newestSegment(dir.resolve("a"));
+            assertTrue((header(young).getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) &
+                SegmentHeaderDescriptor.FLAG_RECYCLED) != 0, young + " is recycled");
+            // the blocks after the new records hold what the segment before wrote there (a full segment's records
+            // up to near its end), not zeroed since
             final int after = (end0 + 4095) / 4096 * 4096;
-            assertTrue(nonZero(StoreFiles.read(newest, after, SEGMENT - after)), "stale bytes after the records");
+            assertTrue(nonZero(StoreFiles.read(young, after, SEGMENT / 2 + 4096 - after)),
+                "stale bytes after the records");
             assertTrue(log.startOffset() > 0, "retention moved the start");
-            RecoveryTest.assertRecords(log, recent(log), end);
+            RecoveryTest.assertRecords(log, recent(log), appended);
         }
         try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL, false)))
         {

@@ -155,4 +155,17 @@ public class EngineAppendPipelinedBenchmark extends AbstractBenchmarkBase
     {
         return p.append(log, durability);
     }
+
+    /**
+     * Sixteen producers, each with its window in flight: the bandwidth row (16 KiB records, DIRECT) compares this
+     * with the raw device's 1 MiB sequential write.
+     *
+     * @param p the producer. @return appends it made.
+     */
+    @Benchmark
+    @Threads(16)
+    public long producers16(final Producer p)
+    {
+        return p.append(log, durability);
+    }
 }

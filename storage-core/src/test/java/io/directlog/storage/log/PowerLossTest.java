@@ -172,10 +172,13 @@ class PowerLossTest
     void aWorkloadGivesTheSameTraceOnEveryRunSoASeedReproducesACrashState() throws Exception
     {
         final List<PowerLossWorkload.Step> steps = randomSteps(new SplittableRandom(SEED), Durability.DIRECT, 12);
+        // the calls a crash image is made of; reads and other calls that change nothing (OTHER) come from background
+        // threads too (a read-ahead, the preparer looking at a file), and about one run in ten had one more or
+        // fewer of them at some point: they shift crash-point numbers, never the states
         final List<String> first = workload.run(steps, Durability.DIRECT, SEED).io().trace().stream()
-            .map(Object::toString).toList();
+            .filter(c -> c.kind() != io.directlog.storage.io.sim.IoCall.Kind.OTHER).map(Object::toString).toList();
         final List<String> second = workload.run(steps, Durability.DIRECT, SEED).io().trace().stream()
-            .map(Object::toString).toList();
+            .filter(c -> c.kind() != io.directlog.storage.io.sim.IoCall.Kind.OTHER).map(Object::toString).toList();
         assertEquals(first, second, "seed=" + SEED + " " + steps);
     }
 
@@ -230,9 +233,13 @@ class PowerLossTest
             final java.util.Map<Integer, java.util.BitSet> written = new java.util.HashMap<>();
             for (final io.directlog.storage.io.sim.IoCall call : run.io().trace())
             {
-                if (call.kind() == io.directlog.storage.io.sim.IoCall.Kind.CREATE)
+                if (call.kind() == io.directlog.storage.io.sim.IoCall.Kind.CREATE ||
+                    call.kind() == io.directlog.storage.io.sim.IoCall.Kind.WRITE && call.data() == null &&
+                    call.position() == 0)
                 {
-                    written.remove(call.inode()); // a new file (the device may reuse a deleted file's number)
+                    // a new file (the device may reuse a deleted file's number), or the preparer readying one again
+                    // (zeros from its first block, under its recycle-*.tmp name): a new segment, a new generation
+                    written.remove(call.inode());
                     continue;
                 }
                 if (call.kind() != io.directlog.storage.io.sim.IoCall.Kind.WRITE || call.path() == null ||
@@ -245,10 +252,6 @@ class PowerLossTest
                 final int last = (int)((call.position() + call.length() - 1) / 4096);
                 if (call.data() == null)
                 {
-                    if (first == 0)
-                    {
-                        blocks.clear(); // the preparer readies the file again: a new segment, a new generation
-                    }
                     blocks.clear(first, last + 1);
                     continue;
                 }
