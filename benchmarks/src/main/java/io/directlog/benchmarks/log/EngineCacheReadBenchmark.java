@@ -50,7 +50,10 @@ public class EngineCacheReadBenchmark extends AbstractBenchmarkBase
     @Setup(Level.Trial)
     public void open()
     {
-        fixture = new EngineFixture("engine-cache-read", GIB, EngineAppendBenchmark.logConfig(Durability.MEMORY));
+        // no retention: all 256 MiB stay readable (the append suites' 256 MiB of retention would drop the first
+        // segments while this reads them)
+        fixture = new EngineFixture("engine-cache-read", GIB, EngineAppendBenchmark.logConfig(Durability.MEMORY)
+            .toBuilder().retentionBytes(io.directlog.storage.LogConfig.RETENTION_BYTES_NONE).build());
         log = fixture.log();
         end = fixture.fill(BenchDirs.choose(256L * MIB, 8L * MIB), RECORD_SIZE);
         start = log.startOffset();
