@@ -232,4 +232,73 @@ class RecoveryTimeTest
             }
         }
     }
+    /**
+     * The same worst case in a recycled segment (retention of one segment gave its file back, reused without
+     * zero-filling): the rest is read once, the stale records there are taken for the end, and recovery zeroes the
+     * rest on disk, a write of up to a segment on top of the read.
+     */
+    @Test
+    void aCrashInANearlyEmptyRecycledOneGibSegmentReadsAndZeroesItsRestOnce() throws Exception
+    {
+        final Path dir = TestDirs.create("recovery-time-1g-recycled");
+        final int segment = 1 << 30;
+        final long budget = 4 * GIB;
+        final java.util.function.Function<Path, StoreConfig> config = d -> StoreConfig.builder(d).memoryBudget(budget)
+            .writerThreads(2).appendTimeout(Duration.ofSeconds(120)).defaultLogConfig(LogConfig.builder()
+                .segmentSize(segment).durability(Durability.DIRECT).syncInterval(Duration.ofMillis(100))
+                .retentionBytes(GIB).build()).build();
+        Path image = null;
+        try
+        {
+            try (LogStore store = LogStore.open(config.apply(dir)))
+            {
+                final Log log = store.log("big");
+                final Path logDir = dir.resolve("big");
+                long written = 0;
+                while (!newestIsRecycled(logDir))
+                {
+                    assertTrue(written < 16 * GIB, "no recycled segment after 16 GiB");
+                    fill(log, 64L << 20);
+                    written += 64L << 20;
+                }
+                fill(log, 8L << 20);
+                image = StoreFiles.crashImage(dir, "recovery-time-1g-recycled-crash");
+            }
+            sync();
+            final long start = System.nanoTime();
+            try (LogStore store = LogStore.open(config.apply(image)))
+            {
+                final RecoveryReport r = store.log("big").recoveryReport();
+                System.out.println("RECOVERY-TIME 1 GiB recycled active segment holding 8 MiB or more, after a crash " +
+                    "(store open " + (System.nanoTime() - start) / 1_000_000 + " ms): " + r);
+                assertFalse(r.cleanShutdown());
+                assertFalse(r.tornTail(), "stale records after the end are not damage");
+            }
+        }
+        finally
+        {
+            delete(dir);
+            if (image != null)
+            {
+                delete(image);
+            }
+        }
+    }
+
+    /** @return true when the log's newest segment with a header was made from a recycled file. */
+    private static boolean newestIsRecycled(final Path logDir) throws IOException
+    {
+        final java.util.List<Path> segments = StoreFiles.segments(logDir);
+        for (int i = segments.size() - 1; i >= 0; i--)
+        {
+            final java.nio.ByteBuffer h = java.nio.ByteBuffer.wrap(StoreFiles.read(segments.get(i), 0, 64))
+                .order(java.nio.ByteOrder.nativeOrder());
+            if (h.getLong(0) == io.directlog.storage.format.SegmentHeaderDescriptor.MAGIC)
+            {
+                return (h.getInt(io.directlog.storage.format.SegmentHeaderDescriptor.FLAGS_OFFSET) &
+                    io.directlog.storage.format.SegmentHeaderDescriptor.FLAG_RECYCLED) != 0;
+            }
+        }
+        return false;
+    }
 }
