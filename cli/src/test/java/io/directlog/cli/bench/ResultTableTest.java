@@ -52,14 +52,14 @@ class ResultTableTest
         final List<BenchRow> rows = List.of(rawDirect, rawDsync, rawRead, engineDirect, engineDsync1, engineDsync16,
             coldRead, rocks16);
 
-        assertEquals("1.1x raw", Comparisons.vs(engineDirect, rows));
-        assertEquals("1.3x raw", Comparisons.vs(engineDsync1, rows));
-        assertEquals("4.2x rocksdb", Comparisons.vs(engineDsync16, rows));
-        assertEquals("85% of raw", Comparisons.vs(coldRead, rows));
+        assertEquals("1.1x raw (target <=1.2x): met", Comparisons.vs(engineDirect, rows));
+        assertEquals("1.3x raw (target <=1.2x): missed", Comparisons.vs(engineDsync1, rows));
+        assertEquals("4.2x rocksdb (target >=3.0x): met", Comparisons.vs(engineDsync16, rows));
+        assertEquals("85% of raw (target >=80%): met", Comparisons.vs(coldRead, rows));
         assertNull(Comparisons.vs(rawDirect, rows));
-        assertEquals("0.041x raw", Comparisons.vs(row("engine-dsync", 1, 100, 1, 172.5),
+        assertEquals("0.041x raw (target <=1.2x): met", Comparisons.vs(row("engine-dsync", 1, 100, 1, 172.5),
             List.of(row("raw-dsync-4k", 1, 4096, 1, 4184))));
-        assertEquals("0.85x raw", Comparisons.vs(row("engine-direct", 1, 100, 1, 34), List.of(row("raw-direct-4k", 1,
+        assertEquals("0.85x raw (target <=1.2x): met", Comparisons.vs(row("engine-direct", 1, 100, 1, 34), List.of(row("raw-direct-4k", 1,
             4096, 1, 40))));
         assertNull(Comparisons.vs(engineDirect, List.of(engineDirect)), "no raw row, no ratio");
     }
