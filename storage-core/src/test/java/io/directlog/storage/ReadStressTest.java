@@ -18,12 +18,14 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Acceptance of the read path under memory pressure: a budget of a few pages, one writer appending all the time,
  * eight readers reading at random offsets and at the tail, every payload checked.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@ExtendWith(TestSeed.class)
 class ReadStressTest
 {
     private static final int MAX_PAYLOAD = 2000;
@@ -38,18 +40,7 @@ class ReadStressTest
     @Test
     void readersUnderMemoryPressureSeeExactlyWhatWasWritten() throws Exception
     {
-        final long seed = Long.getLong("directlog.readStress.seed", System.nanoTime());
-        System.out.println("ReadStressTest seed " + seed);
-        try
-        {
-            run(seed);
-        }
-        catch (final Throwable t)
-        {
-            System.err.println("ReadStressTest failed with seed " + seed + " (-Ddirectlog.readStress.seed=" + seed +
-                ")");
-            throw t;
-        }
+        run(TestSeed.seed());
     }
 
     private static void run(final long seed) throws Exception

@@ -14,8 +14,10 @@ import java.util.concurrent.TimeoutException;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@ExtendWith(TestSeed.class)
 class TailConsumerTest
 {
     private static final int RECORDS = 200_000;
@@ -24,16 +26,7 @@ class TailConsumerTest
     @Test
     void consumerFollowingTheWriterSeesEveryRecordOnceInOrderFromCache() throws Exception
     {
-        final long seed = System.nanoTime();
-        try
-        {
-            run(seed);
-        }
-        catch (final Throwable t)
-        {
-            System.err.println("TailConsumerTest failed with seed " + seed);
-            throw t;
-        }
+        run(TestSeed.seed());
     }
 
     private static void run(final long seed) throws Exception

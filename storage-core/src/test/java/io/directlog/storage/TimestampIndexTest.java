@@ -13,8 +13,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@ExtendWith(TestSeed.class)
 class TimestampIndexTest
 {
     private static final int MAX_PAYLOAD = 4000;
@@ -38,16 +40,7 @@ class TimestampIndexTest
     @EnumSource(value = Durability.class, names = { "MEMORY", "DIRECT" })
     void timestampsAndOffsetsAgreeWithAScan(final Durability durability) throws Exception
     {
-        final long seed = System.nanoTime();
-        try
-        {
-            run(seed, durability);
-        }
-        catch (final Throwable t)
-        {
-            System.err.println("TimestampIndexTest failed with seed " + seed + ", " + durability);
-            throw t;
-        }
+        run(TestSeed.seed(), durability);
     }
 
     private static void run(final long seed, final Durability durability) throws Exception
