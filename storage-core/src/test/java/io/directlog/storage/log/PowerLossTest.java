@@ -1,7 +1,5 @@
 package io.directlog.storage.log;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -9,11 +7,12 @@ import java.util.concurrent.TimeUnit;
 
 import io.directlog.storage.Durability;
 import io.directlog.storage.RecoveryMode;
+import io.directlog.storage.TestDirs;
+import io.directlog.storage.TestSeed;
 import io.directlog.storage.io.sim.CrashImage;
 import io.directlog.storage.io.sim.CrashReplayer;
 import io.directlog.storage.io.sim.CrashReplayer.FaultProfile;
 import io.directlog.storage.io.sim.DeviceModel;
-import io.directlog.storage.TestSeed;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -63,9 +62,7 @@ class PowerLossTest
     static void start() throws Exception
     {
         ENGINE_LOG.setLevel(java.util.logging.Level.SEVERE);
-        final Path base = Path.of(System.getProperty("directlog.test.dir", "target/test-data"));
-        Files.createDirectories(base);
-        workload = new PowerLossWorkload(Files.createTempDirectory(base, "powerloss"));
+        workload = new PowerLossWorkload(TestDirs.create("powerloss"));
         checker = new PowerLossChecker(workload);
     }
 
