@@ -45,9 +45,8 @@ class ReadStressTest
 
     private static void run(final long seed) throws Exception
     {
-        final StoreConfig config = StoreConfig.builder(TestDirs.create("read-stress")).memoryBudget(6L << 20)
-            .writerThreads(1)
-            .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).durability(Durability.MEMORY).build()).build();
+        final StoreConfig config = TestStores.store(TestDirs.create("read-stress"), TestStores.log(Durability.MEMORY)
+            .build()).memoryBudget(6L << 20).build();
         try (LogStore store = LogStore.open(config))
         {
             final Log log = store.log("stress");
@@ -65,7 +64,7 @@ class ReadStressTest
             long bytes = 0;
             while (bytes < (8L << 20))
             {
-                final byte[] p = ReadTestPayloads.payload(seed, next++, MAX_PAYLOAD);
+                final byte[] p = TestStores.payloadUpTo(seed, next++, MAX_PAYLOAD);
                 bytes += p.length + 32;
                 prefill.add(log.append(p));
             }
@@ -88,7 +87,7 @@ class ReadStressTest
                     final ArrayDeque<Long> expected = new ArrayDeque<>();
                     while (!stop.get() && failure.get() == null)
                     {
-                        final byte[] p = ReadTestPayloads.payload(seed, offset, MAX_PAYLOAD);
+                        final byte[] p = TestStores.payloadUpTo(seed, offset, MAX_PAYLOAD);
                         inFlight.add(log.append(p));
                         expected.add(offset);
                         offset++;
@@ -241,9 +240,9 @@ class ReadStressTest
                 {
                     fail("record count " + r.recordCount() + " at " + r.offset());
                 }
-                final byte[] want = ReadTestPayloads.payload(seed, expected, MAX_PAYLOAD);
+                final byte[] want = TestStores.payloadUpTo(seed, expected, MAX_PAYLOAD);
                 if (want.length != r.payloadLength() ||
-                    ReadTestPayloads.crc(want) != ReadTestPayloads.crc(r.payload(), r.payloadLength()))
+                    TestStores.crc(want) != TestStores.crc(r.payload(), r.payloadLength()))
                 {
                     fail("payload of offset " + expected + " differs: length " + r.payloadLength() + " expected " +
                         want.length + " (read(" + offset + ", " + maxBytes + "))");
