@@ -63,7 +63,7 @@ final class LoopFs implements AutoCloseable
         }
         if (!Files.exists(Path.of("/dev/loop-control")))
         {
-            return "/dev/loop-control is missing (no loop devices: a container needs --privileged)";
+            return "/dev/loop-control is missing (no loop devices: load the loop module, or give the container them)";
         }
         final List<String> tools = new ArrayList<>(List.of("losetup", "mount", "umount", "cp", "kill"));
         for (final Kind k : kinds)
