@@ -162,7 +162,7 @@ final class ApiModelRun
         {
             divergences++;
             throw new AssertionError("model divergence after " + ops + " operations (seed " + seed + ", rerun with " +
-                "-Ddirectlog.fault.seed=" + seed + "): " + e.getMessage(), e);
+                "-D" + TestSeed.SEED_PROP_NAME + "=" + seed + "): " + e.getMessage(), e);
         }
         finally
         {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -24,12 +23,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class AppendWaiterTest
 {
-    private static StoreConfig config(final Path dir)
-    {
-        return StoreConfig.builder(dir).memoryBudget(64L << 20).writerThreads(1)
-            .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).build()).build();
-    }
-
     private static UnsafeBuffer payload(final String text)
     {
         return new UnsafeBuffer(text.getBytes(StandardCharsets.UTF_8));
@@ -38,7 +31,7 @@ class AppendWaiterTest
     @Test
     void appendReturnsTheOffsetOnceTheRecordIsReadable() throws Exception
     {
-        try (LogStore store = LogStore.open(config(TestDirs.create("waiter-basic"))))
+        try (LogStore store = LogStore.open(TestStores.store(TestDirs.create("waiter-basic")).build()))
         {
             final Log log = store.log("a");
             final AppendWaiter waiter = new AppendWaiter();
@@ -60,7 +53,7 @@ class AppendWaiterTest
     @Test
     void batchAppendTakesItsRecordCountInOffsets() throws Exception
     {
-        try (LogStore store = LogStore.open(config(TestDirs.create("waiter-batch"))))
+        try (LogStore store = LogStore.open(TestStores.store(TestDirs.create("waiter-batch")).build()))
         {
             final Log log = store.log("a");
             final AppendWaiter waiter = new AppendWaiter();
@@ -77,7 +70,7 @@ class AppendWaiterTest
         // zero spin: every wait goes through the park/unpark handshake; a lost wake-up would hang (the timeout)
         final int producers = 8;
         final int perProducer = 2_000;
-        try (LogStore store = LogStore.open(config(TestDirs.create("waiter-park"))))
+        try (LogStore store = LogStore.open(TestStores.store(TestDirs.create("waiter-park")).build()))
         {
             final Log log = store.log("a");
             final ExecutorService pool = Executors.newFixedThreadPool(producers);
@@ -126,7 +119,7 @@ class AppendWaiterTest
     {
         final AppendWaiter fresh = new AppendWaiter(Duration.ofNanos(50_000), Duration.ofMillis(1));
         assertEquals(50_000, fresh.spinBudgetNanos());
-        try (LogStore store = LogStore.open(config(TestDirs.create("waiter-budget"))))
+        try (LogStore store = LogStore.open(TestStores.store(TestDirs.create("waiter-budget")).build()))
         {
             final Log log = store.log("a");
             final UnsafeBuffer record = payload("r");
@@ -144,7 +137,7 @@ class AppendWaiterTest
     @Test
     void failedAppendThrowsTheEnginesException() throws Exception
     {
-        try (LogStore store = LogStore.open(config(TestDirs.create("waiter-closed"))))
+        try (LogStore store = LogStore.open(TestStores.store(TestDirs.create("waiter-closed")).build()))
         {
             final Log log = store.log("a");
             final AppendWaiter waiter = new AppendWaiter();
@@ -162,7 +155,7 @@ class AppendWaiterTest
     @Test
     void interruptDuringTheWaitIsKeptAndTheAppendStillCompletes() throws Exception
     {
-        try (LogStore store = LogStore.open(config(TestDirs.create("waiter-interrupt"))))
+        try (LogStore store = LogStore.open(TestStores.store(TestDirs.create("waiter-interrupt")).build()))
         {
             final Log log = store.log("a");
             final AppendWaiter waiter = new AppendWaiter(Duration.ZERO, Duration.ZERO);

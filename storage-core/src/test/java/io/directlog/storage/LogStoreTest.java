@@ -17,17 +17,11 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LogStoreTest
 {
-    private static StoreConfig config(final Path dir, final int segmentSize)
-    {
-        return StoreConfig.builder(dir).memoryBudget(64L << 20).writerThreads(2)
-            .defaultLogConfig(LogConfig.builder().segmentSize(segmentSize).build()).build();
-    }
-
     @Test
     void appendedRecordsAreReadBackWithDenseOffsets() throws Exception
     {
         final Path dir = TestDirs.create("basic");
-        try (LogStore store = LogStore.open(config(dir, 1 << 20)))
+        try (LogStore store = LogStore.open(TestStores.store(dir).writerThreads(2).build()))
         {
             final Log log = store.log("orders-0");
             for (int i = 0; i < 100; i++)
@@ -54,7 +48,7 @@ class LogStoreTest
     {
         final Path dir = TestDirs.create("reopen");
         final List<CompletableFuture<Long>> futures = new ArrayList<>();
-        try (LogStore store = LogStore.open(config(dir, 1 << 20)))
+        try (LogStore store = LogStore.open(TestStores.store(dir).writerThreads(2).build()))
         {
             final Log log = store.log("a");
             for (int i = 0; i < 3000; i++)
@@ -67,7 +61,7 @@ class LogStoreTest
             }
             assertTrue(log.stats().segmentRolls() > 0, "expected rolls");
         }
-        try (LogStore store = LogStore.open(config(dir, 1 << 20)))
+        try (LogStore store = LogStore.open(TestStores.store(dir).writerThreads(2).build()))
         {
             final Log log = store.log("a");
             assertEquals(3000, log.endOffset());
@@ -92,7 +86,7 @@ class LogStoreTest
     void oversizedRecordIsRefusedWithTheLimit() throws Exception
     {
         final Path dir = TestDirs.create("big");
-        try (LogStore store = LogStore.open(config(dir, 1 << 20)))
+        try (LogStore store = LogStore.open(TestStores.store(dir).writerThreads(2).build()))
         {
             final Log log = store.log("a");
             final int max = (1 << 20) - 4096 - 32;

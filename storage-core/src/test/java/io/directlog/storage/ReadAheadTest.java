@@ -120,7 +120,7 @@ class ReadAheadTest
             long offset = -1;
             while (log.stats().segmentRolls() < SEGMENTS)
             {
-                final byte[] payload = ReadTestPayloads.payload(SEED, log.endOffset(), PAYLOAD);
+                final byte[] payload = TestStores.payloadUpTo(SEED, log.endOffset(), PAYLOAD);
                 offset = log.append(payload, Durability.MEMORY).get(10, TimeUnit.SECONDS);
             }
             assertTrue(offset > 0);
@@ -141,9 +141,9 @@ class ReadAheadTest
 
     private static void check(final Record r)
     {
-        final byte[] expected = ReadTestPayloads.payload(SEED, r.offset(), PAYLOAD);
+        final byte[] expected = TestStores.payloadUpTo(SEED, r.offset(), PAYLOAD);
         assertEquals(expected.length, r.payload().capacity(), "length of offset " + r.offset());
-        assertEquals(ReadTestPayloads.crc(expected), ReadTestPayloads.crc(r.payload(), expected.length),
+        assertEquals(TestStores.crc(expected), TestStores.crc(r.payload(), expected.length),
             "payload of offset " + r.offset());
     }
 

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,18 +18,12 @@ class ReadEdgeCaseTest
 {
     private static final long SEED = 42;
 
-    private static StoreConfig config(final Path dir, final long budget, final Durability durability)
-    {
-        return StoreConfig.builder(dir).memoryBudget(budget).writerThreads(1)
-            .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).durability(durability).build()).build();
-    }
-
     private static void appendN(final Log log, final long from, final int n)
     {
         final List<CompletableFuture<Long>> futures = new ArrayList<>();
         for (long o = from; o < from + n; o++)
         {
-            futures.add(log.append(ReadTestPayloads.payload(SEED, o, 2000)));
+            futures.add(log.append(TestStores.payloadUpTo(SEED, o, 2000)));
         }
         long o = from;
         for (final CompletableFuture<Long> f : futures)
@@ -42,7 +35,8 @@ class ReadEdgeCaseTest
     @Test
     void argumentAndRangeChecks() throws Exception
     {
-        final LogStore store = LogStore.open(config(TestDirs.create("edge-args"), 16L << 20, Durability.DSYNC));
+        final LogStore store = LogStore.open(TestStores.store(TestDirs.create("edge-args"),
+            TestStores.log(Durability.DSYNC).build()).memoryBudget(16L << 20).build());
         try
         {
             final Log log = store.log("a");
@@ -74,7 +68,7 @@ class ReadEdgeCaseTest
                     assertEquals(o + 1, batch.nextOffset());
                     final Record r = batch.iterator().next();
                     assertEquals(o, r.offset());
-                    assertArrayEquals(ReadTestPayloads.payload(SEED, o, 2000), r.payloadBytes());
+                    assertArrayEquals(TestStores.payloadUpTo(SEED, o, 2000), r.payloadBytes());
                 }
             }
             // maxBytes bounds the batch: never more than maxBytes unless it is one record
@@ -101,7 +95,8 @@ class ReadEdgeCaseTest
     @Test
     void readAfterLogCloseThrows() throws Exception
     {
-        try (LogStore store = LogStore.open(config(TestDirs.create("edge-close"), 16L << 20, Durability.MEMORY)))
+        try (LogStore store = LogStore.open(TestStores.store(TestDirs.create("edge-close"),
+            TestStores.log(Durability.MEMORY).build()).memoryBudget(16L << 20).build()))
         {
             final Log log = store.log("a");
             appendN(log, 0, 3);
@@ -115,7 +110,8 @@ class ReadEdgeCaseTest
     void pinnedBatchSurvivesRollsAndEviction() throws Exception
     {
         // budget of 4 pages of 1 MiB: rolls force evictions of read-only pages
-        try (LogStore store = LogStore.open(config(TestDirs.create("edge-pin"), 4L << 20, Durability.MEMORY)))
+        try (LogStore store = LogStore.open(TestStores.store(TestDirs.create("edge-pin"),
+            TestStores.log(Durability.MEMORY).build()).memoryBudget(4L << 20).build()))
         {
             final Log log = store.log("a");
             appendN(log, 0, 500);
@@ -166,8 +162,8 @@ class ReadEdgeCaseTest
             {
                 assertEquals(expected, r.offset());
             }
-            assertEquals(ReadTestPayloads.crc(ReadTestPayloads.payload(SEED, r.offset(), 2000)),
-                ReadTestPayloads.crc(r.payload(), r.payloadLength()), "payload of offset " + r.offset());
+            assertEquals(TestStores.crc(TestStores.payloadUpTo(SEED, r.offset(), 2000)),
+                TestStores.crc(r.payload(), r.payloadLength()), "payload of offset " + r.offset());
             expected = r.nextOffset();
             n++;
         }

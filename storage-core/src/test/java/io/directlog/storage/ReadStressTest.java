@@ -18,12 +18,14 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Acceptance of the read path under memory pressure: a budget of a few pages, one writer appending all the time,
  * eight readers reading at random offsets and at the tail, every payload checked.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@ExtendWith(TestSeed.class)
 class ReadStressTest
 {
     private static final int MAX_PAYLOAD = 2000;
@@ -38,25 +40,13 @@ class ReadStressTest
     @Test
     void readersUnderMemoryPressureSeeExactlyWhatWasWritten() throws Exception
     {
-        final long seed = Long.getLong("directlog.readStress.seed", System.nanoTime());
-        System.out.println("ReadStressTest seed " + seed);
-        try
-        {
-            run(seed);
-        }
-        catch (final Throwable t)
-        {
-            System.err.println("ReadStressTest failed with seed " + seed + " (-Ddirectlog.readStress.seed=" + seed +
-                ")");
-            throw t;
-        }
+        run(TestSeed.seed());
     }
 
     private static void run(final long seed) throws Exception
     {
-        final StoreConfig config = StoreConfig.builder(TestDirs.create("read-stress")).memoryBudget(6L << 20)
-            .writerThreads(1)
-            .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).durability(Durability.MEMORY).build()).build();
+        final StoreConfig config = TestStores.store(TestDirs.create("read-stress"), TestStores.log(Durability.MEMORY)
+            .build()).memoryBudget(6L << 20).build();
         try (LogStore store = LogStore.open(config))
         {
             final Log log = store.log("stress");
@@ -74,7 +64,7 @@ class ReadStressTest
             long bytes = 0;
             while (bytes < (8L << 20))
             {
-                final byte[] p = ReadTestPayloads.payload(seed, next++, MAX_PAYLOAD);
+                final byte[] p = TestStores.payloadUpTo(seed, next++, MAX_PAYLOAD);
                 bytes += p.length + 32;
                 prefill.add(log.append(p));
             }
@@ -97,7 +87,7 @@ class ReadStressTest
                     final ArrayDeque<Long> expected = new ArrayDeque<>();
                     while (!stop.get() && failure.get() == null)
                     {
-                        final byte[] p = ReadTestPayloads.payload(seed, offset, MAX_PAYLOAD);
+                        final byte[] p = TestStores.payloadUpTo(seed, offset, MAX_PAYLOAD);
                         inFlight.add(log.append(p));
                         expected.add(offset);
                         offset++;
@@ -250,9 +240,9 @@ class ReadStressTest
                 {
                     fail("record count " + r.recordCount() + " at " + r.offset());
                 }
-                final byte[] want = ReadTestPayloads.payload(seed, expected, MAX_PAYLOAD);
+                final byte[] want = TestStores.payloadUpTo(seed, expected, MAX_PAYLOAD);
                 if (want.length != r.payloadLength() ||
-                    ReadTestPayloads.crc(want) != ReadTestPayloads.crc(r.payload(), r.payloadLength()))
+                    TestStores.crc(want) != TestStores.crc(r.payload(), r.payloadLength()))
                 {
                     fail("payload of offset " + expected + " differs: length " + r.payloadLength() + " expected " +
                         want.length + " (read(" + offset + ", " + maxBytes + "))");

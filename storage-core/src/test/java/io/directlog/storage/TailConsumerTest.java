@@ -14,8 +14,10 @@ import java.util.concurrent.TimeoutException;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@ExtendWith(TestSeed.class)
 class TailConsumerTest
 {
     private static final int RECORDS = 200_000;
@@ -24,23 +26,13 @@ class TailConsumerTest
     @Test
     void consumerFollowingTheWriterSeesEveryRecordOnceInOrderFromCache() throws Exception
     {
-        final long seed = System.nanoTime();
-        try
-        {
-            run(seed);
-        }
-        catch (final Throwable t)
-        {
-            System.err.println("TailConsumerTest failed with seed " + seed);
-            throw t;
-        }
+        run(TestSeed.seed());
     }
 
     private static void run(final long seed) throws Exception
     {
-        final StoreConfig config = StoreConfig.builder(TestDirs.create("tail")).memoryBudget(16L << 20)
-            .writerThreads(1)
-            .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).durability(Durability.MEMORY).build()).build();
+        final StoreConfig config = TestStores.store(TestDirs.create("tail"), TestStores.log(Durability.MEMORY).build())
+            .memoryBudget(16L << 20).build();
         // a thread each: the common pool may have a single worker on a small machine, which would run the consumer
         // and leave the producer queued behind it
         final ExecutorService threads = Executors.newFixedThreadPool(2);
@@ -84,7 +76,7 @@ class TailConsumerTest
         long expected = 0;
         for (long offset = 0; offset < RECORDS; offset++)
         {
-            inFlight.add(log.append(ReadTestPayloads.payload(seed, offset, MAX_PAYLOAD)));
+            inFlight.add(log.append(TestStores.payloadUpTo(seed, offset, MAX_PAYLOAD)));
             while (inFlight.size() > 1000)
             {
                 assertEquals(expected++, (long)inFlight.poll().join());
@@ -130,9 +122,9 @@ class TailConsumerTest
                     {
                         assertEquals(expected, r.offset(), "records must be dense and in order");
                         assertEquals(1, r.recordCount());
-                        final byte[] want = ReadTestPayloads.payload(seed, expected, MAX_PAYLOAD);
+                        final byte[] want = TestStores.payloadUpTo(seed, expected, MAX_PAYLOAD);
                         assertEquals(want.length, r.payloadLength(), "length at " + expected);
-                        assertEquals(ReadTestPayloads.crc(want), ReadTestPayloads.crc(r.payload(), r.payloadLength()),
+                        assertEquals(TestStores.crc(want), TestStores.crc(r.payload(), r.payloadLength()),
                             "payload at " + expected);
                         expected++;
                     }

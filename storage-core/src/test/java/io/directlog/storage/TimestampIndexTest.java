@@ -13,8 +13,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@ExtendWith(TestSeed.class)
 class TimestampIndexTest
 {
     private static final int MAX_PAYLOAD = 4000;
@@ -22,12 +24,6 @@ class TimestampIndexTest
     /** One append as read back sequentially. */
     private record Entry(long offset, int count, long timestamp, long crc)
     {
-    }
-
-    private static StoreConfig config(final Path dir, final long budget, final Durability durability)
-    {
-        return StoreConfig.builder(dir).memoryBudget(budget).writerThreads(1)
-            .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).durability(durability).build()).build();
     }
 
     /**
@@ -38,16 +34,7 @@ class TimestampIndexTest
     @EnumSource(value = Durability.class, names = { "MEMORY", "DIRECT" })
     void timestampsAndOffsetsAgreeWithAScan(final Durability durability) throws Exception
     {
-        final long seed = System.nanoTime();
-        try
-        {
-            run(seed, durability);
-        }
-        catch (final Throwable t)
-        {
-            System.err.println("TimestampIndexTest failed with seed " + seed + ", " + durability);
-            throw t;
-        }
+        run(TestSeed.seed(), durability);
     }
 
     private static void run(final long seed, final Durability durability) throws Exception
@@ -56,7 +43,8 @@ class TimestampIndexTest
         final Path dir = TestDirs.create("timestamps");
         final List<Entry> written = new ArrayList<>();
         final long end;
-        try (LogStore store = LogStore.open(config(dir, 8L << 20, durability)))
+        try (LogStore store = LogStore.open(TestStores.store(dir, TestStores.log(durability).build())
+            .memoryBudget(8L << 20).build()))
         {
             final Log log = store.log("t");
             long next = 0;
@@ -68,10 +56,10 @@ class TimestampIndexTest
                 for (int i = 0; i < burst; i++)
                 {
                     final int count = random.nextInt(5) == 0 ? 2 + random.nextInt(7) : 1;
-                    final byte[] payload = ReadTestPayloads.payload(seed, next, MAX_PAYLOAD);
+                    final byte[] payload = TestStores.payloadUpTo(seed, next, MAX_PAYLOAD);
                     futures.add(count == 1 ? log.append(payload, durability) :
                         log.append(payload, count, durability));
-                    pending.add(new Entry(next, count, -1, ReadTestPayloads.crc(payload)));
+                    pending.add(new Entry(next, count, -1, TestStores.crc(payload)));
                     next += count;
                 }
                 for (int i = 0; i < futures.size(); i++)
@@ -95,7 +83,8 @@ class TimestampIndexTest
             checkQueries(log, scanned, end, new Random(seed + 1), "warm");
         }
         // reopen: every segment but the tail is cold, its index is rebuilt by a scan
-        try (LogStore store = LogStore.open(config(dir, 4L << 20, durability)))
+        try (LogStore store = LogStore.open(TestStores.store(dir, TestStores.log(durability).build())
+            .memoryBudget(4L << 20).build()))
         {
             final Log log = store.log("t");
             assertEquals(end, log.endOffset());
@@ -152,7 +141,7 @@ class TimestampIndexTest
                 {
                     assertEquals(next, r.offset());
                     entries.add(new Entry(r.offset(), r.recordCount(), r.timestamp(),
-                        ReadTestPayloads.crc(r.payload(), r.payloadLength())));
+                        TestStores.crc(r.payload(), r.payloadLength())));
                     next = r.nextOffset();
                 }
                 assertEquals(next, batch.nextOffset());
@@ -246,7 +235,7 @@ class TimestampIndexTest
                     assertEquals(e.offset(), rec.offset(), phase + " read(" + offset + ")");
                     assertEquals(e.count(), rec.recordCount());
                     assertEquals(e.timestamp(), rec.timestamp());
-                    assertEquals(e.crc(), ReadTestPayloads.crc(rec.payload(), rec.payloadLength()));
+                    assertEquals(e.crc(), TestStores.crc(rec.payload(), rec.payloadLength()));
                 }
                 assertEquals(k < scanned.size() ? scanned.get(k).offset() : end, batch.nextOffset());
                 assertTrue(batch.size() == 1 || batch.sizeInBytes() <= maxBytes);

@@ -21,12 +21,12 @@ class TruncateAndRetentionTest
 
     private static StoreConfig config(final Path dir, final LogConfig log)
     {
-        return StoreConfig.builder(dir).memoryBudget(32L << 20).writerThreads(1).defaultLogConfig(log).build();
+        return TestStores.store(dir, log).memoryBudget(32L << 20).build();
     }
 
     private static LogConfig.Builder logConfig()
     {
-        return LogConfig.builder().segmentSize(SEGMENT).syncInterval(Duration.ofMillis(20));
+        return TestStores.log().syncInterval(Duration.ofMillis(20));
     }
 
     @Test

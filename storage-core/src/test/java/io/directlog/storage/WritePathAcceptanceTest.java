@@ -38,14 +38,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class WritePathAcceptanceTest
 {
-    private static final int SEGMENT = 1 << 20;
+    private static final int SEGMENT = TestStores.SEGMENT;
     private static final int MAX_PAYLOAD = SEGMENT - 4096 - 32;
-
-    private static StoreConfig config(final Path dir, final Durability durability)
-    {
-        return StoreConfig.builder(dir).memoryBudget(64L << 20).writerThreads(2)
-            .defaultLogConfig(LogConfig.builder().segmentSize(SEGMENT).durability(durability).build()).build();
-    }
 
     /** Payload of producer {@code thread}'s record {@code i}: reproducible from the pair alone. */
     private static byte[] payload(final int thread, final int i)
@@ -65,7 +59,8 @@ class WritePathAcceptanceTest
         final int perProducer = 10_000;
         final long[] origin = new long[producers * perProducer];
         final ExecutorService pool = Executors.newFixedThreadPool(producers);
-        try (LogStore store = LogStore.open(config(dir, Durability.DSYNC)))
+        try (LogStore store = LogStore.open(TestStores.store(dir, TestStores.log(Durability.DSYNC).build())
+            .writerThreads(2).build()))
         {
             final Log log = store.log("concurrent");
             final CountDownLatch start = new CountDownLatch(1);
@@ -133,7 +128,8 @@ class WritePathAcceptanceTest
         {
             pool.shutdownNow();
         }
-        try (LogStore store = LogStore.open(config(dir, Durability.DSYNC)))
+        try (LogStore store = LogStore.open(TestStores.store(dir, TestStores.log(Durability.DSYNC).build())
+            .writerThreads(2).build()))
         {
             verifyAll(store.log("concurrent"), origin);
         }
@@ -163,7 +159,8 @@ class WritePathAcceptanceTest
     void recordsAtSegmentBoundaries() throws Exception
     {
         final Path dir = TestDirs.create("boundaries");
-        try (LogStore store = LogStore.open(config(dir, Durability.DIRECT)))
+        try (LogStore store = LogStore.open(TestStores.store(dir, TestStores.log(Durability.DIRECT).build())
+            .writerThreads(2).build()))
         {
             final Log log = store.log("edges");
             // exactly fills a segment on its own
@@ -188,7 +185,8 @@ class WritePathAcceptanceTest
                 assertEquals(2, b.size());
             }
         }
-        try (LogStore store = LogStore.open(config(dir, Durability.DIRECT)))
+        try (LogStore store = LogStore.open(TestStores.store(dir, TestStores.log(Durability.DIRECT).build())
+            .writerThreads(2).build()))
         {
             final Log log = store.log("edges");
             assertEquals(5, log.endOffset());
@@ -265,7 +263,8 @@ class WritePathAcceptanceTest
         NativeIo.setSyncListener(call -> syncsByThread
             .computeIfAbsent(Thread.currentThread().getName().replaceAll("-\\d+$", ""), k -> new AtomicLong())
             .incrementAndGet());
-        try (LogStore store = LogStore.open(config(dir, Durability.DIRECT)))
+        try (LogStore store = LogStore.open(TestStores.store(dir, TestStores.log(Durability.DIRECT).build())
+            .writerThreads(2).build()))
         {
             final Log log = store.log("direct");
             final long pwritesBefore = NativeIo.callCounts().pwrite();
@@ -319,7 +318,8 @@ class WritePathAcceptanceTest
     {
         Assumptions.assumeTrue(NativeIo.isAvailable(), "native I/O unavailable: " + NativeIo.unavailabilityCause());
         final Path dir = TestDirs.create("fiemap");
-        try (LogStore store = LogStore.open(config(dir, Durability.DSYNC)))
+        try (LogStore store = LogStore.open(TestStores.store(dir, TestStores.log(Durability.DSYNC).build())
+            .writerThreads(2).build()))
         {
             final Log log = store.log("f");
             for (int i = 0; i < 20; i++)

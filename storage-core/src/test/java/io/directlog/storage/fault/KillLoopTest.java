@@ -23,9 +23,11 @@ import io.directlog.storage.Log;
 import io.directlog.storage.LogStore;
 import io.directlog.storage.Record;
 import io.directlog.storage.RecordBatch;
+import io.directlog.storage.TestSeed;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Issue 5, fault category 1 (process crashes): a child JVM ({@link KillLoopChild}) appends at saturation and
@@ -38,9 +40,10 @@ import org.junit.jupiter.api.Timeout;
  * MEMORY acknowledgements may be lost; the loss is measured (records, bytes, age at the kill) and the bytes are
  * checked against the flush settings.
  * <p>
- * Seeded: {@code -Ddirectlog.kill.seed=<n>} replays a run's choices (timings still differ); cycles:
+ * Seeded: {@code -Ddirectlog.test.seed=<n>} ({@link TestSeed}) replays a run's choices (timings still differ); cycles:
  * {@code -Ddirectlog.kill.cycles=<n>}.
  */
+@ExtendWith(TestSeed.class)
 class KillLoopTest
 {
     private static final int CI_CYCLES = 300;
@@ -64,7 +67,7 @@ class KillLoopTest
 
     private static void run(final int cycles) throws Exception
     {
-        final long seed = Long.getLong("directlog.kill.seed", System.nanoTime());
+        final long seed = TestSeed.seed();
         // two lanes (two chains of children at once) keep 300 cycles within the CI budget: much of a cycle is
         // JVM start and the open's fdatasyncs, which overlap well even on 2 cores
         final int lanes = Integer.getInteger("directlog.kill.lanes", 2);
@@ -126,7 +129,7 @@ class KillLoopTest
             done, acked, lost, checked, done);
         if (failure != null || lost != 0 || !violations.isEmpty())
         {
-            System.out.println("KillLoopTest FAILED with seed " + seed + " (-Ddirectlog.kill.seed=" + seed + ")");
+            System.out.println("KillLoopTest FAILED with seed " + seed + " (" + TestSeed.replayOption() + ")");
         }
         if (failure != null)
         {

@@ -1,7 +1,5 @@
 package io.directlog.storage.log;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -9,6 +7,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.directlog.storage.Durability;
 import io.directlog.storage.RecoveryMode;
+import io.directlog.storage.TestDirs;
+import io.directlog.storage.TestSeed;
 import io.directlog.storage.io.sim.CrashImage;
 import io.directlog.storage.io.sim.CrashReplayer;
 import io.directlog.storage.io.sim.CrashReplayer.FaultProfile;
@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,13 +41,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * must still give back every promised record under TRUNCATE_AT_CORRUPTION; {@code detected/injected} in the
  * summary counts the garbled images that came back within the promise, over all garbled images.
  * <p>
- * Seeded: {@code -Ddirectlog.powerloss.seed=<n>} reruns a run exactly; {@code -Ddirectlog.powerloss.workload=<i>}
- * restricts it to one workload index.
+ * Seeded: {@code -Ddirectlog.test.seed=<n>} ({@link TestSeed}) reruns a run exactly;
+ * {@code -Ddirectlog.powerloss.workload=<i>} restricts it to one workload index.
  */
 @Timeout(value = 15, unit = TimeUnit.MINUTES)
+@ExtendWith(TestSeed.class)
 class PowerLossTest
 {
-    private static final long SEED = Long.getLong("directlog.powerloss.seed", System.nanoTime());
+    private static final long SEED = TestSeed.seed();
     private static final int ONLY = Integer.getInteger("directlog.powerloss.workload", -1);
     private static final int STORE_SAMPLE = 1024; // one state in this many opens a whole LogStore
     private static final Durability[] MODES = {Durability.DSYNC, Durability.DIRECT, Durability.MEMORY};
@@ -60,11 +62,8 @@ class PowerLossTest
     static void start() throws Exception
     {
         ENGINE_LOG.setLevel(java.util.logging.Level.SEVERE);
-        final Path base = Path.of(System.getProperty("directlog.test.dir", "target/test-data"));
-        Files.createDirectories(base);
-        workload = new PowerLossWorkload(Files.createTempDirectory(base, "powerloss"));
+        workload = new PowerLossWorkload(TestDirs.create("powerloss"));
         checker = new PowerLossChecker(workload);
-        System.out.println("powerloss: seed=" + SEED + " (rerun with -Ddirectlog.powerloss.seed=" + SEED + ")");
     }
 
     @AfterAll

@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import io.directlog.storage.Durability;
 import io.directlog.storage.LogConfig;
 import io.directlog.storage.RecoveryMode;
+import io.directlog.storage.TestStores;
 import io.directlog.storage.cache.EvictionPolicy;
 import io.directlog.storage.cache.PageCache;
 import io.directlog.storage.format.RecordDescriptor;
@@ -191,13 +191,7 @@ final class PowerLossWorkload implements AutoCloseable
 
     static byte[] payload(final long seed, final long offset, final int size)
     {
-        final byte[] b = new byte[size];
-        new SplittableRandom(seed * 0x9E3779B97F4A7C15L + offset).nextBytes(b);
-        for (int i = 0; i < Math.min(8, size); i++)
-        {
-            b[i] = (byte)(offset >>> (8 * i));
-        }
-        return b;
+        return TestStores.payload(seed, offset, size);
     }
 
     Run run(final List<Step> steps, final Durability mode, final long seed) throws Exception

@@ -41,6 +41,10 @@ final class LoopFs implements AutoCloseable
         this.sectorSize = sectorSize;
     }
 
+    /** How to get the run these tests skip, for every skip message a fresh machine meets. */
+    static final String FULL_RUN = "for the full run, as root: apt-get install xfsprogs e2fsprogs, then " +
+        "mvn -B verify (or .ci/run, which installs them)";
+
     /**
      * Why the real-filesystem tests cannot run here, or null when they can.
      *
@@ -55,11 +59,11 @@ final class LoopFs implements AutoCloseable
         }
         if (!isRoot())
         {
-            return "not root (loop devices and mount need root)";
+            return "not root (loop devices and mount need root); " + FULL_RUN;
         }
         if (!Files.exists(Path.of("/dev/loop-control")))
         {
-            return "/dev/loop-control is missing";
+            return "/dev/loop-control is missing (no loop devices: load the loop module, or give the container them)";
         }
         final List<String> tools = new ArrayList<>(List.of("losetup", "mount", "umount", "cp", "kill"));
         for (final Kind k : kinds)
@@ -70,7 +74,7 @@ final class LoopFs implements AutoCloseable
         {
             if (!Sh.has(tool))
             {
-                return tool + " is not installed (.ci/run installs xfsprogs and e2fsprogs)";
+                return tool + " is not installed; " + FULL_RUN;
             }
         }
         return null;
@@ -215,7 +219,8 @@ final class LoopFs implements AutoCloseable
      * The engine bug this suite found: a segment prepared while its log closes keeps its two descriptors open
      * for good, so the filesystem cannot be unmounted. When every holder is such a segment file in this JVM,
      * the leak is recorded in {@link #ENGINE_FD_LEAKS}, the mount is detached lazily (the kernel lets it go, and
-     * the loop device auto-clears, when this JVM exits), and the test goes on.
+     * the loop device auto-clears, when this JVM exits), and the test goes on; the suite then fails in its
+     * {@code @AfterAll} (the bug was fixed in 242752c, so a leak is a regression).
      *
      * @return true when the leak was recorded and the mount detached.
      */
