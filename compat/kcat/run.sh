@@ -65,7 +65,9 @@ wait "$a" "$b" 2>/dev/null
 sort -u "$WORK/member-a.out" "$WORK/member-b.out" > "$WORK/union"
 sort "$WORK/want" > "$WORK/want.sorted"
 total=$(cat "$WORK/member-a.out" "$WORK/member-b.out" | wc -l)
+group_passed=false
 if cmp -s "$WORK/want.sorted" "$WORK/union"; then
+  group_passed=true
   report group-two-members PASS "members read $(wc -l < "$WORK/member-a.out")+$(wc -l < "$WORK/member-b.out") records, all 10 distinct ($((total - 10)) re-read)"
 else
   report group-two-members FAIL "union of members has $(wc -l < "$WORK/union") of 10 records: $(head -c 300 "$WORK/member-a.err" "$WORK/member-b.err" | tr '\n' ' ')"
@@ -77,7 +79,9 @@ kc -P -t "$TOPIC" -K: -H source=kcat -H seq=fixed -X acks=all < "$WORK/in2" > /d
 for i in $(seq 11 15); do echo "key-$i|value-$i|source=kcat,seq=fixed"; done > "$WORK/want2"
 timeout 40 kcat -b "$BOOTSTRAP" -q -e -f "$FORMAT" -X auto.offset.reset=earliest -G "$GROUP" "$TOPIC" \
   > "$WORK/resume.out" 2> "$WORK/resume.err"
-if cmp -s "$WORK/want2" "$WORK/resume.out"; then
+if ! $group_passed; then
+  report group-resume FAIL "not run: it resumes from the offsets group-two-members commits, and that case failed"
+elif cmp -s "$WORK/want2" "$WORK/resume.out"; then
   report group-resume PASS "resumed at the committed offset: exactly the 5 new records"
 else
   report group-resume FAIL "got $(wc -l < "$WORK/resume.out") records (want the 5 new ones): $(head -3 "$WORK/resume.out" | tr '\n' ' ') $(head -c 200 "$WORK/resume.err" | tr '\n' ' ')"
