@@ -415,7 +415,7 @@ public final class KafkaNode implements BrokerUnderTest
     {
         private Path dataDir;
         private String classpath;
-        private Duration startTimeout = Duration.ofSeconds(90);
+        private Duration startTimeout = Duration.ofSeconds(120);
         private final List<String> jvmOptions = new ArrayList<>(List.of("-Xms512m", "-Xmx512m"));
         private final Map<String, String> brokerProperties = new LinkedHashMap<>();
 
@@ -445,7 +445,7 @@ public final class KafkaNode implements BrokerUnderTest
         }
 
         /**
-         * How long formatting and starting may each take. Default 90 s.
+         * How long formatting and starting may each take. Default 120 s (a loaded two-core machine took 60 s to start).
          *
          * @param startTimeout the bound.
          * @return this.
