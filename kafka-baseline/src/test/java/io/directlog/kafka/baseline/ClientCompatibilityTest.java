@@ -64,6 +64,8 @@ class ClientCompatibilityTest
     void everyCasePasses(final CompatClient client) throws IOException, InterruptedException
     {
         final Optional<String> missing = client.missingToolchain(compatDir);
+        missing.ifPresent(why -> System.out.println("COMPAT-SKIPPED client=" + client.clientName() + " " + why + "; " +
+            client.installHint()));
         assumeTrue(missing.isEmpty(), () -> client.clientName() + " skipped: " + missing.orElse("") + "; " +
             client.installHint());
 

@@ -43,7 +43,7 @@ enum CompatClient
         {
             // .ci/run writes the stamp after pip installed every pinned client.
             return Files.isExecutable(venvPython(compatDir)) && Files.exists(compatDir.resolve("python/.venv/.installed")) ?
-                Optional.empty() : Optional.of("no Python venv with the clients at " + venvPython(compatDir).getParent());
+                Optional.empty() : Optional.of("no Python venv with the clients in compat/python/.venv");
         }
     },
     KAFKA_PYTHON("kafka-python", "python", Duration.ofSeconds(180), CONFLUENT_KAFKA.installedBy)
