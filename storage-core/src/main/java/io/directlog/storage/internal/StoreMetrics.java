@@ -1,7 +1,12 @@
 package io.directlog.storage.internal;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.directlog.storage.log.DefaultLog;
@@ -16,12 +21,24 @@ import io.micrometer.core.instrument.MeterRegistry;
  * Micrometer meters of a store, read through functions from the components' own counters: the hot path never
  * calls Micrometer. Meter names are listed in docs/metrics.md.
  * <p>
- * Thread-safe.
+ * The write-path counters are sums over logs, and a log's own counters go away when it closes. So that a counter
+ * never goes down (a monitoring system's rate() takes a drop for a reset), each read keeps the totals of every open
+ * log, and a log that is no longer open leaves its last-read totals in the sum. What a log counted between the
+ * last read and its close is not seen; nothing is counted twice.
+ * <p>
+ * Thread-safe: the counter sums are computed under the instance's lock (registries may read from several threads).
  */
 final class StoreMetrics implements AutoCloseable
 {
+    /** Fields 0 to 7 of {@link #logField}: the per-log values that only grow while the log is open. */
+    private static final int COUNTER_FIELDS = 8;
+
     private final MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
+    /** The counters of each open log as last read; guarded by this. */
+    private final Map<DefaultLog, double[]> lastRead = new IdentityHashMap<>();
+    /** The last-read counters of logs that have closed since; guarded by this. */
+    private final double[] closedLogs = new double[COUNTER_FIELDS];
 
     private StoreMetrics(final MeterRegistry registry)
     {
@@ -35,16 +52,16 @@ final class StoreMetrics implements AutoCloseable
             return null;
         }
         final StoreMetrics m = new StoreMetrics(registry);
-        m.counter("directlog.appends", store, s -> sumLogs(s, 0));
-        m.counter("directlog.appended.bytes", store, s -> sumLogs(s, 1));
-        m.counter("directlog.flushes", store, s -> sumLogs(s, 2));
-        m.counter("directlog.flushed.records", store, s -> sumLogs(s, 3));
-        m.counter("directlog.segment.rolls", store, s -> sumLogs(s, 4));
-        m.counter("directlog.preparer.stalls", store, s -> sumLogs(s, 5));
-        m.counter("directlog.syncs", store, s -> sumLogs(s, 6));
+        m.counter("directlog.appends", store, s -> m.counterSum(s, 0));
+        m.counter("directlog.appended.bytes", store, s -> m.counterSum(s, 1));
+        m.counter("directlog.flushes", store, s -> m.counterSum(s, 2));
+        m.counter("directlog.flushed.records", store, s -> m.counterSum(s, 3));
+        m.counter("directlog.segment.rolls", store, s -> m.counterSum(s, 4));
+        m.counter("directlog.preparer.stalls", store, s -> m.counterSum(s, 5));
+        m.counter("directlog.syncs", store, s -> m.counterSum(s, 6));
         m.counter("directlog.segments.prepared", store, s -> s.preparer().preparedCount());
-        m.meters.add(FunctionTimer.builder("directlog.flush.latency", store, s -> (long)sumLogs(s, 2),
-            s -> sumLogs(s, 7), TimeUnit.NANOSECONDS).register(registry));
+        m.meters.add(FunctionTimer.builder("directlog.flush.latency", store, s -> (long)m.counterSum(s, 2),
+            s -> m.counterSum(s, 7), TimeUnit.NANOSECONDS).register(registry));
         m.gauge("directlog.segments.prepared.ahead", store, s -> sumLogs(s, 8));
         m.gauge("directlog.segments.prepared.ahead.min", store, s ->
         {
@@ -66,8 +83,8 @@ final class StoreMetrics implements AutoCloseable
         });
         m.gauge("directlog.records.per.flush", store, s ->
         {
-            final double flushes = sumLogs(s, 2);
-            return flushes == 0 ? 0 : sumLogs(s, 3) / flushes;
+            final double flushes = m.counterSum(s, 2);
+            return flushes == 0 ? 0 : m.counterSum(s, 3) / flushes;
         });
         m.counter("directlog.cache.hits", store, s -> s.cacheStats().hits());
         m.counter("directlog.cache.misses", store, s -> s.cacheStats().misses());
@@ -81,26 +98,66 @@ final class StoreMetrics implements AutoCloseable
         return m;
     }
 
+    /**
+     * A write-path counter summed over every log this store has had open: the open ones as they are now, the
+     * closed ones as they were last read.
+     */
+    private synchronized double counterSum(final StoreEngine store, final int field)
+    {
+        final Set<DefaultLog> open = Collections.newSetFromMap(new IdentityHashMap<>());
+        open.addAll(store.openLogs().values());
+        for (final DefaultLog log : open)
+        {
+            final double[] values = lastRead.computeIfAbsent(log, k -> new double[COUNTER_FIELDS]);
+            final var s = log.stats();
+            for (int f = 0; f < COUNTER_FIELDS; f++)
+            {
+                // max: a read racing the writer's plain stores must not move a total back either
+                values[f] = Math.max(values[f], logField(s, f));
+            }
+        }
+        double total = 0;
+        for (final Iterator<Map.Entry<DefaultLog, double[]>> it = lastRead.entrySet().iterator(); it.hasNext(); )
+        {
+            final Map.Entry<DefaultLog, double[]> e = it.next();
+            if (!open.contains(e.getKey()))
+            {
+                for (int f = 0; f < COUNTER_FIELDS; f++)
+                {
+                    closedLogs[f] += e.getValue()[f];
+                }
+                it.remove();
+                continue;
+            }
+            total += e.getValue()[field];
+        }
+        return total + closedLogs[field];
+    }
+
     private static double sumLogs(final StoreEngine store, final int field)
     {
         double total = 0;
         for (final DefaultLog log : store.openLogs().values())
         {
-            final var s = log.stats();
-            total += switch (field)
-            {
-                case 0 -> s.appends();
-                case 1 -> s.appendedBytes();
-                case 2 -> s.flushes();
-                case 3 -> s.flushedRecords();
-                case 4 -> s.segmentRolls();
-                case 5 -> s.preparerStalls();
-                case 6 -> s.syncs();
-                case 7 -> s.flushNanos();
-                default -> s.preparedAhead();
-            };
+            total += logField(log.stats(), field);
         }
         return total;
+    }
+
+    private static double logField(final io.directlog.storage.LogStats s, final int field)
+    {
+        return switch (field)
+        {
+            case 0 -> s.appends();
+            case 1 -> s.appendedBytes();
+            case 2 -> s.flushes();
+            case 3 -> s.flushedRecords();
+            case 4 -> s.segmentRolls();
+            case 5 -> s.preparerStalls();
+            case 6 -> s.syncs();
+            case 7 -> s.flushNanos();
+            default -> s.preparedAhead();
+        };
     }
 
     private void counter(final String name, final StoreEngine store,
