@@ -7,7 +7,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 
 import io.directlog.storage.log.DefaultLog;
 import io.directlog.storage.writer.LogWriterAgent;
@@ -16,6 +19,7 @@ import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 
 /**
  * Micrometer meters of a store, read through functions from the components' own counters: the hot path never
@@ -26,15 +30,27 @@ import io.micrometer.core.instrument.MeterRegistry;
  * log, and a log that is no longer open leaves its last-read totals in the sum. What a log counted between the
  * last read and its close is not seen; nothing is counted twice.
  * <p>
- * Thread-safe: the counter sums are computed under the instance's lock (registries may read from several threads).
+ * Per-log meters carry a {@code log} tag. A daemon thread ({@value #PER_LOG_THREAD_NAME}) registers them for logs
+ * that have opened and removes those of logs that have gone, once per {@link #PER_LOG_REFRESH_MILLIS} ms: the
+ * store tells the meters nothing when a log opens or closes, and registering from inside a meter's read (while a
+ * registry publishes) is not safe in every registry.
+ * <p>
+ * Thread-safe: the counter sums and the per-log registrations are done under the instance's lock (registries may
+ * read from several threads).
  */
 final class StoreMetrics implements AutoCloseable
 {
     /** Fields 0 to 7 of {@link #logField}: the per-log values that only grow while the log is open. */
     private static final int COUNTER_FIELDS = 8;
 
+    static final String PER_LOG_THREAD_NAME = "directlog-metrics";
+    static final long PER_LOG_REFRESH_MILLIS = 1000;
+
     private final MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
+    /** The meters of each log registered so far; guarded by this. */
+    private final Map<DefaultLog, List<Meter>> perLog = new IdentityHashMap<>();
+    private ScheduledExecutorService refresher;
     /** The counters of each open log as last read; guarded by this. */
     private final Map<DefaultLog, double[]> lastRead = new IdentityHashMap<>();
     /** The last-read counters of logs that have closed since; guarded by this. */
@@ -95,7 +111,83 @@ final class StoreMetrics implements AutoCloseable
         m.gauge("directlog.cache.hit.ratio", store, s -> s.cacheStats().hitRatio());
         m.gauge("directlog.cache.pinned.pages", store, s -> s.cacheStats().pinnedPages());
         m.gauge("directlog.cache.used.bytes", store, s -> s.cacheStats().usedBytes());
+        m.refreshPerLogMeters(store);
+        m.refresher = Executors.newSingleThreadScheduledExecutor(r ->
+        {
+            final Thread t = new Thread(r, PER_LOG_THREAD_NAME);
+            t.setDaemon(true);
+            return t;
+        });
+        m.refresher.scheduleWithFixedDelay(() -> m.refreshPerLogMeters(store), PER_LOG_REFRESH_MILLIS,
+            PER_LOG_REFRESH_MILLIS, TimeUnit.MILLISECONDS);
         return m;
+    }
+
+    /** Registers the meters of logs that opened since the last call and removes those of logs that have gone. */
+    synchronized void refreshPerLogMeters(final StoreEngine store)
+    {
+        try
+        {
+            final Set<DefaultLog> open = Collections.newSetFromMap(new IdentityHashMap<>());
+            open.addAll(store.openLogs().values());
+            for (final Iterator<Map.Entry<DefaultLog, List<Meter>>> it = perLog.entrySet().iterator(); it.hasNext(); )
+            {
+                final Map.Entry<DefaultLog, List<Meter>> e = it.next();
+                if (!open.contains(e.getKey()))
+                {
+                    e.getValue().forEach(registry::remove);
+                    it.remove();
+                }
+            }
+            for (final DefaultLog log : open)
+            {
+                if (!perLog.containsKey(log))
+                {
+                    perLog.put(log, registerPerLog(log));
+                }
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            // metrics must never take the store down; the next refresh tries again
+            System.getLogger(StoreMetrics.class.getName()).log(System.Logger.Level.DEBUG, "per-log meters not refreshed", ex);
+        }
+    }
+
+    private List<Meter> registerPerLog(final DefaultLog log)
+    {
+        final Tags tags = Tags.of("log", log.name());
+        final List<Meter> m = new ArrayList<>();
+        m.add(Gauge.builder("directlog.log.start.offset", log, safe(DefaultLog::startOffset)).tags(tags)
+            .strongReference(true).register(registry));
+        m.add(Gauge.builder("directlog.log.end.offset", log, safe(DefaultLog::endOffset)).tags(tags)
+            .strongReference(true).register(registry));
+        m.add(Gauge.builder("directlog.log.visible.end.offset", log, safe(DefaultLog::visibleEndOffset)).tags(tags)
+            .strongReference(true).register(registry));
+        m.add(FunctionCounter.builder("directlog.log.appends", log, safe(l -> l.stats().appends())).tags(tags)
+            .register(registry));
+        m.add(FunctionCounter.builder("directlog.log.appended.bytes", log, safe(l -> l.stats().appendedBytes()))
+            .tags(tags).register(registry));
+        final ToDoubleFunction<DefaultLog> flushes = safe(l -> l.stats().flushes());
+        m.add(FunctionTimer.builder("directlog.log.flush.latency", log, l -> (long)flushes.applyAsDouble(l),
+            safe(l -> l.stats().flushNanos()), TimeUnit.NANOSECONDS).tags(tags).register(registry));
+        return m;
+    }
+
+    /** A closed log may refuse a read: the meter then reads NaN, without Micrometer logging a warning. */
+    private static ToDoubleFunction<DefaultLog> safe(final ToDoubleFunction<DefaultLog> f)
+    {
+        return log ->
+        {
+            try
+            {
+                return f.applyAsDouble(log);
+            }
+            catch (final RuntimeException ex)
+            {
+                return Double.NaN;
+            }
+        };
     }
 
     /**
@@ -175,9 +267,15 @@ final class StoreMetrics implements AutoCloseable
     @Override
     public void close()
     {
-        for (final Meter meter : meters)
+        refresher.shutdownNow();
+        synchronized (this)
         {
-            registry.remove(meter);
+            for (final Meter meter : meters)
+            {
+                registry.remove(meter);
+            }
+            perLog.values().forEach(list -> list.forEach(registry::remove));
+            perLog.clear();
         }
     }
 }
