@@ -155,7 +155,11 @@ public interface Log extends AutoCloseable
      */
     void truncateTo(long offset);
 
-    /** @return the durability this log actually provides when asked for DIRECT (after device and filesystem checks). */
+    /**
+     * @param requested the durability an append would ask for.
+     * @return the durability this log actually provides when asked for it (DIRECT depends on device and
+     *         filesystem checks).
+     */
     Durability effectiveDurability(Durability requested);
 
     /** @return what opening this log found: clean shutdown or not, bytes scanned, where it was cut, records dropped. */
