@@ -43,6 +43,7 @@ import io.directlog.storage.format.SegmentHeaderDescriptor;
 import io.directlog.storage.io.BlockFile;
 import io.directlog.storage.io.FileMode;
 import io.directlog.storage.page.PageMemory;
+import io.directlog.storage.writer.CallbackGuard;
 import io.directlog.storage.writer.WriterClient;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -129,13 +130,17 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private boolean rolledWithUnsyncedDirect;
     private long firstDirtyNanos;
     private int recordsSinceFlush;
-    private final PendingAcks acks = new PendingAcks();
+    private final PendingAcks acks;
+    /** Runs this log's callbacks: what they throw is caught and counted, never reaches the writer's loop. */
+    private final CallbackGuard callbacks;
     private final AckSyncGate ackGate = new AckSyncGate();
     /** Acknowledgements held back by a sync in flight (writer-owned). */
     private boolean acksDeferred;
     /** The offset after the last record a completed write covered (writer-owned). */
     private long writtenEndOffset;
     private boolean failedAcksDrained;
+    /** close() ran on this writer with its queue full: the next duty cycle closes the log (writer-owned). */
+    private boolean closeAtNextDutyCycle;
 
     // counters: written by the writer, read racily by stats()
     private long flushes;
@@ -164,6 +169,8 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         this.segments = segments;
         this.nextPrepareSequence = new AtomicLong(nextPrepareSequence);
         this.readPath = new ReadPath(this, context);
+        this.callbacks = new CallbackGuard("log '" + name + "'", context.writer().callbacks());
+        this.acks = new PendingAcks(callbacks);
         this.slot = context.writer().register(this);
     }
 
@@ -339,14 +346,14 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         final Throwable refused = refusal();
         if (refused != null)
         {
-            callback.onComplete(-1, refused);
+            callbacks.complete(callback, -1, refused);
             return;
         }
         final Duration timeout = context.appendTimeout();
         if (!context.writer().offerAppend(slot, buffer, index, length, recordCount, durability, callback, timeout))
         {
             final Throwable again = refusal();
-            callback.onComplete(-1, again != null ? again : context.writer().timeoutException(timeout, name));
+            callbacks.complete(callback, -1, again != null ? again : context.writer().timeoutException(timeout, name));
         }
     }
 
@@ -402,7 +409,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     public LogStats stats()
     {
         return new LogStats(acks.completed(), acks.completedBytes(), flushes, flushedRecords, flushNanos, rolls, stalls,
-            syncs, readPath.hits(), readPath.misses(), prepared.size());
+            syncs, readPath.hits(), readPath.misses(), prepared.size(), callbacks.errors());
     }
 
     // ---------------------------------------------------------------- read API
@@ -537,12 +544,12 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         if (failed != null)
         {
             drainOnFailure(failed);
-            callback.onComplete(-1, failed);
+            callbacks.complete(callback, -1, failed);
             return;
         }
         if (closed)
         {
-            callback.onComplete(-1, new LogClosedException("log '" + name + "' is closed"));
+            callbacks.complete(callback, -1, new LogClosedException("log '" + name + "' is closed"));
             return;
         }
         final int recordLength = RecordDescriptor.recordLength(length);
@@ -555,7 +562,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             final Throwable rollError = roll(); // the segment ends at its last record, not after a gap
             if (rollError != null)
             {
-                callback.onComplete(-1, rollError);
+                callbacks.complete(callback, -1, rollError);
                 return;
             }
         }
