@@ -41,10 +41,22 @@ public interface Log extends AutoCloseable
     LogConfig config();
 
     /**
+     * Changes this log's settings for every holder of it, durably: the config is persisted in the log's
+     * {@code log.config} first, then applied. Appends already queued keep the durability they were given.
+     *
+     * @param config the new settings; its segment size must be the log's.
+     * @throws IllegalArgumentException when config changes the segment size (fixed when the log is created).
+     * @throws LogClosedException       after close.
+     * @throws StorageException         when the config cannot be persisted (the log keeps its settings).
+     */
+    void reconfigure(LogConfig config);
+
+    /**
      * Appends one record with the log's default durability.
      *
      * @param payload the record's bytes; copied before this method returns.
-     * @return the record's offset once it is acknowledged.
+     * @return the record's offset once it is acknowledged; its non-async stages run on the writer thread (see
+     * "Completion threads" above).
      */
     CompletableFuture<Long> append(byte[] payload);
 
@@ -147,6 +159,7 @@ public interface Log extends AutoCloseable
      * @param offset  the offset a consumer wants next.
      * @param timeout how long to wait.
      * @return true when the offset became readable, false on timeout.
+     * @throws IllegalArgumentException when offset is negative.
      * @throws InterruptedException when interrupted while waiting.
      */
     boolean awaitAppend(long offset, Duration timeout) throws InterruptedException;
@@ -187,6 +200,9 @@ public interface Log extends AutoCloseable
     /**
      * Flushes and fdatasyncs everything, persists the active segment's index, records a clean shutdown in the
      * checkpoint (so the next open reads no record data), and releases the log's pages. Idempotent.
+     * <p>
+     * Called on this log's writer thread (inside an append callback), it returns at once: the writer closes the
+     * log after the work already queued. {@link LogStore#log(String)} afterwards opens the log anew.
      */
     @Override
     void close();
