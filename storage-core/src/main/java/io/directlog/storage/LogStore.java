@@ -25,9 +25,10 @@ public interface LogStore extends AutoCloseable
     }
 
     /**
-     * Returns the open log, or opens it with its persisted config, or creates it with the store's default
-     * {@link LogConfig} (persisted in the log's {@code log.config}). A log closed with {@link Log#close()} is
-     * opened again: the closed handle is not handed out.
+     * Returns the open log, or opens it with the config persisted for it by {@link #log(String, LogConfig)} or
+     * {@link Log#reconfigure}, or, for a log that never got a config of its own, with the store's default
+     * {@link LogConfig} (such a log follows the default of each store session). A log closed with
+     * {@link Log#close()} is opened again: the closed handle is not handed out.
      *
      * @param name the log's name: letters, digits, '.', '_' and '-', at most 200 characters.
      * @return the log, shared by every caller asking for the same name.

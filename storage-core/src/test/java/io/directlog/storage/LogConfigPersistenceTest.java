@@ -42,6 +42,22 @@ class LogConfigPersistenceTest
     }
 
     @Test
+    void aLogWithoutAConfigOfItsOwnFollowsTheStoreDefault() throws Exception
+    {
+        final Path dir = TestDirs.create("config-default");
+        try (LogStore store = LogStore.open(config(dir)))
+        {
+            store.log("a").append(new byte[1]).join();
+        }
+        final StoreConfig memoryDefault = StoreConfig.builder(dir).memoryBudget(16L << 20).writerThreads(1)
+            .defaultLogConfig(MEMORY_1H).build();
+        try (LogStore store = LogStore.open(memoryDefault))
+        {
+            assertEquals(MEMORY_1H, store.log("a").config());
+        }
+    }
+
+    @Test
     void logOfAnExistingClosedLogWithAnotherConfigChangesItDurably() throws Exception
     {
         final Path dir = TestDirs.create("config-change");

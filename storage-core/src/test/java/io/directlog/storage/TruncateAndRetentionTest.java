@@ -166,11 +166,9 @@ class TruncateAndRetentionTest
         {
             RecoveryTest.append(store.log("a"), 0, 10_000);
         }
-        try (LogStore store = LogStore.open(config(dir, logConfig().build())))
+        try (LogStore store = LogStore.open(config(dir, logConfig().retentionTime(Duration.ofMillis(300)).build())))
         {
-            // an existing log keeps its persisted config across restarts: the retention is added to it explicitly
             final Log log = store.log("a");
-            log.reconfigure(log.config().toBuilder().retentionTime(Duration.ofMillis(300)).build());
             StoreFiles.awaitCondition(() -> log.startOffset() > 0, "age retention");
             assertFalse(log.startOffset() >= 10_000, "the active segment stays");
             assertReadableFromStart(log, 10_000);

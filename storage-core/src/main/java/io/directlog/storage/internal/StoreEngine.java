@@ -423,8 +423,9 @@ public final class StoreEngine implements LogStore
     }
 
     /**
-     * Opens a log with its persisted config ({@code asked} null), or with {@code asked}, persisted first when it
-     * differs. Checks before any file is written that one write page of the log fits the memory budget.
+     * Opens a log with its persisted config, or the store's default when it has none ({@code asked} null), or
+     * with {@code asked}, persisted first when it differs. Checks before any file is written that one write page
+     * of the log fits the memory budget.
      */
     private DefaultLog load(final String name, final LogConfig asked, final LogContext context)
     {
@@ -457,10 +458,11 @@ public final class StoreEngine implements LogStore
             }
             else
             {
-                // a new log, or one created before log.config existed: the store's default, at its segment size
+                // no config of its own (created by log(name), or before log.config existed): it follows the
+                // store's default, at its own segment size, and nothing is persisted for it
                 logConfig = config.defaultLogConfig().toBuilder().segmentSize(segmentSize).build();
             }
-            if (!logConfig.equals(stored) && (asked != null || !exists))
+            if (asked != null && !asked.equals(stored))
             {
                 io.createDirectories(dir);
                 LogConfigFile.write(io, dir, logConfig);
