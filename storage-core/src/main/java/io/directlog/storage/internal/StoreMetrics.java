@@ -75,6 +75,15 @@ final class StoreMetrics implements AutoCloseable
         m.counter("directlog.segment.rolls", store, s -> m.counterSum(s, 4));
         m.counter("directlog.preparer.stalls", store, s -> m.counterSum(s, 5));
         m.counter("directlog.syncs", store, s -> m.counterSum(s, 6));
+        m.counter("directlog.callback.errors", store, s ->
+        {
+            long total = 0;
+            for (final LogWriterAgent w : s.writers())
+            {
+                total += w.callbacks().errors();
+            }
+            return total;
+        });
         m.counter("directlog.segments.prepared", store, s -> s.preparer().preparedCount());
         m.meters.add(FunctionTimer.builder("directlog.flush.latency", store, s -> (long)m.counterSum(s, 2),
             s -> m.counterSum(s, 7), TimeUnit.NANOSECONDS).register(registry));
