@@ -10,6 +10,7 @@ import io.directlog.broker.group.GroupCoordinator;
 import io.directlog.broker.network.KafkaConnection;
 import io.directlog.broker.topic.TopicConfig;
 import io.directlog.broker.topic.TopicRegistry;
+import io.directlog.storage.LogConfig;
 import io.directlog.storage.LogStore;
 import io.directlog.storage.StoreConfig;
 import io.netty.bootstrap.ServerBootstrap;
@@ -49,7 +50,11 @@ public final class KafkaBroker implements AutoCloseable
     private KafkaBroker(final BrokerConfig config) throws InterruptedException
     {
         this.config = config;
-        this.store = LogStore.open(StoreConfig.builder(config.directory()).memoryBudget(config.memoryBudget()).build());
+        // the store's default log settings are the broker's topic defaults: the engine opens existing logs with them
+        this.store = LogStore.open(StoreConfig.builder(config.directory()).memoryBudget(config.memoryBudget())
+            .defaultLogConfig(LogConfig.builder().segmentSize(config.segmentBytes()).durability(config.durability())
+                .build())
+            .build());
         boolean started = false;
         TopicRegistry t = null;
         GroupCoordinator g = null;

@@ -275,7 +275,7 @@ class KafkaClientCompatibilityTest
             final List<ConsumerRecord<String, String>> seen = Collections.synchronizedList(new ArrayList<>());
             final long deadline = System.nanoTime() + BrokerTestSupport.TIMEOUT.toNanos();
             for (int polls = 0; polls < 5_000 && System.nanoTime() < deadline &&
-                (seen.size() < 40 || a.assignment().isEmpty() || b.assignment().isEmpty()); polls++)
+                !(atEnd(a, 2, 10) && atEnd(b, 2, 10)); polls++)
             {
                 a.poll(java.time.Duration.ofMillis(50)).forEach(seen::add);
                 b.poll(java.time.Duration.ofMillis(50)).forEach(seen::add);
@@ -304,6 +304,23 @@ class KafkaClientCompatibilityTest
             assertNotNull(committed);
             assertEquals(12L, committed.offset());
         }
+    }
+
+    /** True once the consumer holds {@code partitions} partitions and has read each up to {@code end}. */
+    private static boolean atEnd(final KafkaConsumer<String, String> c, final int partitions, final long end)
+    {
+        if (c.assignment().size() != partitions)
+        {
+            return false;
+        }
+        for (final TopicPartition tp : c.assignment())
+        {
+            if (c.position(tp) != end)
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void produce(final String topic, final int partitions, final int count, final int first) throws Exception

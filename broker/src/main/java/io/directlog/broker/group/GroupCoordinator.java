@@ -57,6 +57,7 @@ public final class GroupCoordinator implements AutoCloseable
     /** Kafka's offset.metadata.max.bytes. */
     static final int MAX_METADATA_LENGTH = 4096;
     private static final long SWEEP_INTERVAL_MS = 500;
+    private static final System.Logger LOG = System.getLogger(GroupCoordinator.class.getName());
 
     private final ScheduledExecutorService thread;
     private final OffsetLog offsetLog;
@@ -681,6 +682,7 @@ public final class GroupCoordinator implements AutoCloseable
             {
                 if (e != null)
                 {
+                    LOG.log(System.Logger.Level.WARNING, "commit of group " + req.groupId() + " failed", e);
                     for (final OffsetCommitResponseData.OffsetCommitResponseTopic rt : resp.topics())
                     {
                         for (final OffsetCommitResponseData.OffsetCommitResponsePartition rp : rt.partitions())

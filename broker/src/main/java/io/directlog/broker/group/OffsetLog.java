@@ -27,6 +27,9 @@ final class OffsetLog
 {
     static final String NAME = "directlog.offsets";
 
+    /** Segment size of the broker's internal logs: their events are small. */
+    static final int INTERNAL_SEGMENT_SIZE = 4 << 20;
+
     private static final byte COMMIT = 1;
     private static final byte GROUP = 2;
     private static final byte DELETE = 3;
@@ -50,8 +53,9 @@ final class OffsetLog
 
     OffsetLog(final LogStore store)
     {
-        log = store.log(NAME, store.config().defaultLogConfig().toBuilder().durability(Durability.DSYNC)
-            .retentionBytes(LogConfig.RETENTION_BYTES_NONE).retentionTime(null).build());
+        // small segments: every open log with data holds a write page of its segment size from the memory budget
+        log = store.log(NAME, store.config().defaultLogConfig().toBuilder().segmentSize(INTERNAL_SEGMENT_SIZE)
+            .durability(Durability.DSYNC).retentionBytes(LogConfig.RETENTION_BYTES_NONE).retentionTime(null).build());
     }
 
     void replay(final Visitor visitor)

@@ -31,6 +31,8 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
     /** Requests in flight on one connection before reading pauses (the Java client sends at most 5 by default). */
     static final int MAX_IN_FLIGHT = 64;
 
+    private static final System.Logger LOG = System.getLogger(KafkaConnection.class.getName());
+
     private final RequestHandler handler;
     private final ArrayDeque<CompletableFuture<ByteBuffer>> replies = new ArrayDeque<>();
     private boolean closed;
@@ -109,6 +111,10 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
     {
         final Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ?
             error.getCause() : error;
+        if (!(cause instanceof org.apache.kafka.common.errors.ApiException))
+        {
+            LOG.log(System.Logger.Level.WARNING, "request " + header + " failed", cause);
+        }
         return KafkaCodec.encodeResponse(header, KafkaCodec.errorResponse(header, body.duplicate(), cause));
     }
 

@@ -39,6 +39,8 @@ public final class Partition
     /** The leader epoch of every partition: one node, never re-elected. */
     public static final int LEADER_EPOCH = 0;
 
+    private static final System.Logger LOG = System.getLogger(Partition.class.getName());
+
     private final String topic;
     private final int index;
     private final Log log;
@@ -177,6 +179,8 @@ public final class Partition
     {
         if (error != null || offset != expected)
         {
+            LOG.log(System.Logger.Level.WARNING, "append to " + topic + "-" + index + " failed (offset " + offset +
+                ", expected " + expected + ")", error);
             resync = true;
             done.completeExceptionally(error instanceof ApiException api ? api : new KafkaStorageException(
                 "append to " + log.name() + " failed" + (error == null ? ": offset " + offset + " != " + expected :

@@ -42,6 +42,9 @@ public final class TopicRegistry implements AutoCloseable
     /** The metadata log's name. */
     public static final String METADATA_LOG = "directlog.metadata";
 
+    /** Segment size of the metadata log: its events are small. */
+    static final int INTERNAL_SEGMENT_SIZE = 4 << 20;
+
     private static final byte TOPIC = 1;
     private static final byte DELETE = 2;
     private static final byte PRODUCER_ID_BLOCK = 3;
@@ -66,8 +69,9 @@ public final class TopicRegistry implements AutoCloseable
     {
         this.store = store;
         this.defaults = defaults;
+        // small segments: every open log with data holds a write page of its segment size from the memory budget
         this.metadata = store.log(METADATA_LOG, store.config().defaultLogConfig().toBuilder()
-            .durability(Durability.DSYNC).retentionBytes(LogConfig.RETENTION_BYTES_NONE).retentionTime(null).build());
+            .segmentSize(INTERNAL_SEGMENT_SIZE).durability(Durability.DSYNC).retentionBytes(LogConfig.RETENTION_BYTES_NONE).retentionTime(null).build());
         replay();
     }
 
