@@ -18,7 +18,9 @@ import io.directlog.broker.protocol.KafkaRecords;
 import io.directlog.broker.topic.Partition;
 import io.directlog.broker.topic.Topic;
 import io.directlog.broker.topic.TopicRegistry;
+import io.directlog.storage.LogClosedException;
 import io.directlog.storage.OffsetOutOfRangeException;
+import io.directlog.storage.StorageException;
 import io.netty.util.concurrent.ScheduledFuture;
 
 /**
@@ -76,6 +78,24 @@ final class FetchHandler
         }
 
         void attempt(final boolean timedOut)
+        {
+            try
+            {
+                tryComplete(timedOut);
+            }
+            catch (final RuntimeException e)
+            {
+                // never leave a Fetch unanswered: the connection's later responses queue behind it
+                unpark();
+                if (timer != null)
+                {
+                    timer.cancel(false);
+                }
+                result.completeExceptionally(e);
+            }
+        }
+
+        private void tryComplete(final boolean timedOut)
         {
             if (result.isDone())
             {
@@ -198,6 +218,16 @@ final class FetchHandler
                     catch (final OffsetOutOfRangeException e)
                     {
                         pd.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code());
+                        continue;
+                    }
+                    catch (final LogClosedException e)
+                    {
+                        pd.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()); // deleted while fetched
+                        continue;
+                    }
+                    catch (final StorageException e)
+                    {
+                        pd.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());
                         continue;
                     }
                     if (version < 10 && KafkaRecords.containsZstd(batches))

@@ -323,6 +323,38 @@ class KafkaClientCompatibilityTest
         return true;
     }
 
+    @Test
+    void adminListsDescribesAndDeletesConsumerGroups() throws Exception
+    {
+        BrokerTestSupport.createTopic(broker, "admin-groups", 2, Map.of());
+        produce("admin-groups", 2, 6, 0);
+        final Map<String, Object> group = Map.of(ConsumerConfig.GROUP_ID_CONFIG, "g-admin");
+        try (Admin admin = BrokerTestSupport.admin(broker))
+        {
+            try (KafkaConsumer<String, String> c = BrokerTestSupport.consumer(broker, group))
+            {
+                c.subscribe(List.of("admin-groups"));
+                assertEquals(6, BrokerTestSupport.pollUntil(c, 6).size());
+                c.commitSync();
+                assertTrue(admin.listGroups().all().get().stream().anyMatch(g -> g.groupId().equals("g-admin")));
+                final org.apache.kafka.clients.admin.ConsumerGroupDescription d =
+                    admin.describeConsumerGroups(List.of("g-admin")).all().get().get("g-admin");
+                assertEquals(1, d.members().size());
+                assertEquals(2, d.members().iterator().next().assignment().topicPartitions().size());
+                final Map<TopicPartition, OffsetAndMetadata> offsets =
+                    admin.listConsumerGroupOffsets("g-admin").partitionsToOffsetAndMetadata().get();
+                assertEquals(Map.of(new TopicPartition("admin-groups", 0), 3L,
+                    new TopicPartition("admin-groups", 1), 3L), offsets.entrySet().stream().collect(
+                    java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset())));
+                final ExecutionException busy = assertThrows(ExecutionException.class,
+                    () -> admin.deleteConsumerGroups(List.of("g-admin")).all().get());
+                assertInstanceOf(org.apache.kafka.common.errors.GroupNotEmptyException.class, busy.getCause());
+            }
+            admin.deleteConsumerGroups(List.of("g-admin")).all().get();
+            assertTrue(admin.listGroups().all().get().stream().noneMatch(g -> g.groupId().equals("g-admin")));
+        }
+    }
+
     private void produce(final String topic, final int partitions, final int count, final int first) throws Exception
     {
         try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(broker, Map.of()))

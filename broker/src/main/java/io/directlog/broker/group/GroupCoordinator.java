@@ -57,6 +57,8 @@ public final class GroupCoordinator implements AutoCloseable
     /** Kafka's offset.metadata.max.bytes. */
     static final int MAX_METADATA_LENGTH = 4096;
     private static final long SWEEP_INTERVAL_MS = 500;
+    /** ListGroups v5's name for groups of the classic protocol. */
+    private static final String CLASSIC = "classic";
     private static final System.Logger LOG = System.getLogger(GroupCoordinator.class.getName());
 
     private final ScheduledExecutorService thread;
@@ -794,11 +796,15 @@ public final class GroupCoordinator implements AutoCloseable
             final ListGroupsResponseData resp = new ListGroupsResponseData().setErrorCode(Errors.NONE.code());
             for (final Group g : groups.values())
             {
-                if (req.statesFilter().isEmpty() || req.statesFilter().stream()
-                    .anyMatch(s -> s.equalsIgnoreCase(g.state.kafkaName)))
+                // every group here is a classic group (v5's types filter: "classic", "consumer", "share", ...)
+                final boolean typeMatches = req.typesFilter().isEmpty() ||
+                    req.typesFilter().stream().anyMatch(t -> t.equalsIgnoreCase(CLASSIC));
+                if (typeMatches && (req.statesFilter().isEmpty() || req.statesFilter().stream()
+                    .anyMatch(s -> s.equalsIgnoreCase(g.state.kafkaName))))
                 {
                     resp.groups().add(new ListGroupsResponseData.ListedGroup().setGroupId(g.id)
-                        .setProtocolType(g.protocolType == null ? "" : g.protocolType).setGroupState(g.state.kafkaName));
+                        .setProtocolType(g.protocolType == null ? "" : g.protocolType).setGroupState(g.state.kafkaName)
+                        .setGroupType(CLASSIC));
                 }
             }
             return CompletableFuture.completedFuture(resp);

@@ -37,7 +37,7 @@ public final class SupportedApis
         m.put(ApiKeys.LEAVE_GROUP, range(0, 5));
         m.put(ApiKeys.SYNC_GROUP, range(0, 5));
         m.put(ApiKeys.DESCRIBE_GROUPS, range(0, 5));
-        m.put(ApiKeys.LIST_GROUPS, range(0, 4));
+        m.put(ApiKeys.LIST_GROUPS, range(0, 5));
         m.put(ApiKeys.API_VERSIONS, range(0, 4));
         m.put(ApiKeys.CREATE_TOPICS, range(2, 7));
         m.put(ApiKeys.DELETE_TOPICS, range(1, 6));
