@@ -39,6 +39,7 @@ public final class BrokerConfig
     private final Durability durability;
     private final long memoryBudget;
     private final Duration initialRebalanceDelay;
+    private final int metricsPort;
 
     private BrokerConfig(final Builder b)
     {
@@ -54,6 +55,7 @@ public final class BrokerConfig
         durability = b.durability;
         memoryBudget = b.memoryBudget;
         initialRebalanceDelay = b.initialRebalanceDelay;
+        metricsPort = b.metricsPort;
     }
 
     /**
@@ -137,6 +139,12 @@ public final class BrokerConfig
         return initialRebalanceDelay;
     }
 
+    /** @return the port of the Prometheus endpoint ({@code /metrics}); 0 picks a free one; -1 (the default) none. */
+    public int metricsPort()
+    {
+        return metricsPort;
+    }
+
     /** Fluent builder; {@link #build()} checks the values. */
     public static final class Builder
     {
@@ -152,6 +160,7 @@ public final class BrokerConfig
         private Durability durability = Durability.DSYNC;
         private long memoryBudget = StoreConfig.MEMORY_BUDGET_DEFAULT;
         private Duration initialRebalanceDelay = INITIAL_REBALANCE_DELAY_DEFAULT;
+        private int metricsPort = -1;
 
         private Builder(final Path directory)
         {
@@ -235,6 +244,13 @@ public final class BrokerConfig
             return this;
         }
 
+        /** @param port the Prometheus endpoint's port, 0 for a free one, -1 for none. @return this */
+        public Builder metricsPort(final int port)
+        {
+            this.metricsPort = port;
+            return this;
+        }
+
         /**
          * @return the checked configuration.
          * @throws IllegalArgumentException naming the first bad value.
@@ -248,6 +264,10 @@ public final class BrokerConfig
             if (port < 0 || port > 65535)
             {
                 throw new IllegalArgumentException("port must be within [0, 65535], got " + port);
+            }
+            if (metricsPort < -1 || metricsPort > 65535)
+            {
+                throw new IllegalArgumentException("metricsPort must be -1 or within [0, 65535], got " + metricsPort);
             }
             if (socketRequestMaxBytes < 1024)
             {

@@ -8,11 +8,14 @@ import java.util.concurrent.TimeUnit;
 import io.directlog.broker.group.GroupApis;
 import io.directlog.broker.group.GroupCoordinator;
 import io.directlog.broker.network.KafkaConnection;
+import io.directlog.broker.network.RequestMetrics;
 import io.directlog.broker.topic.TopicConfig;
 import io.directlog.broker.topic.TopicRegistry;
 import io.directlog.storage.LogConfig;
 import io.directlog.storage.LogStore;
 import io.directlog.storage.StoreConfig;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -46,12 +49,16 @@ public final class KafkaBroker implements AutoCloseable
     private final EventLoopGroup workerGroup;
     private final Channel serverChannel;
     private final int port;
+    private final PrometheusMeterRegistry registry;
+    private final MetricsEndpoint metrics;
 
     private KafkaBroker(final BrokerConfig config) throws InterruptedException
     {
         this.config = config;
+        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         // the store's default log settings are the broker's topic defaults: the engine opens existing logs with them
         this.store = LogStore.open(StoreConfig.builder(config.directory()).memoryBudget(config.memoryBudget())
+            .meterRegistry(registry)
             .defaultLogConfig(LogConfig.builder().segmentSize(config.segmentBytes()).durability(config.durability())
                 .build())
             .build());
@@ -61,6 +68,7 @@ public final class KafkaBroker implements AutoCloseable
         ExecutorService a = null;
         EventLoopGroup boss = null;
         EventLoopGroup workers = null;
+        MetricsEndpoint endpoint = null;
         try
         {
             t = new TopicRegistry(store, TopicConfig.defaults(config.segmentBytes(), config.durability()));
@@ -74,6 +82,11 @@ public final class KafkaBroker implements AutoCloseable
             final int[] boundPort = {-1};
             final GroupApis groupApis = new GroupApis(g, config.nodeId(), config.host(), () -> boundPort[0]);
             final KafkaApis apis = new KafkaApis(config, t, a, groupApis);
+            final RequestMetrics requestMetrics = new RequestMetrics(registry);
+            final TopicRegistry topicsForGauge = t;
+            registry.gauge("directlog.broker.topics", topicsForGauge, r -> r.topics().size());
+            registry.gauge("directlog.broker.partitions", topicsForGauge,
+                r -> r.topics().stream().mapToInt(x -> x.partitions().size()).sum());
             boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
             workers = new MultiThreadIoEventLoopGroup(0, NioIoHandler.newFactory());
             final int maxFrame = config.socketRequestMaxBytes();
@@ -89,11 +102,24 @@ public final class KafkaBroker implements AutoCloseable
                         c.pipeline()
                             .addLast("frames", new LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4))
                             .addLast("length", new LengthFieldPrepender(4))
-                            .addLast("kafka", new KafkaConnection(apis));
+                            .addLast("kafka", new KafkaConnection(apis, requestMetrics));
                     }
                 })
                 .bind(config.host(), config.port()).sync().channel();
             boundPort[0] = ((InetSocketAddress)ch.localAddress()).getPort();
+            if (config.metricsPort() >= 0)
+            {
+                try
+                {
+                    endpoint = new MetricsEndpoint(config.host(), config.metricsPort(), registry);
+                }
+                catch (final java.io.IOException e)
+                {
+                    ch.close().syncUninterruptibly();
+                    throw new java.io.UncheckedIOException("cannot serve metrics on port " + config.metricsPort(), e);
+                }
+            }
+            this.metrics = endpoint;
             apis.port(boundPort[0]);
             this.topics = t;
             this.groups = g;
@@ -153,6 +179,18 @@ public final class KafkaBroker implements AutoCloseable
         return config.host() + ":" + port;
     }
 
+    /** @return the port of the Prometheus endpoint, or -1 when there is none. */
+    public int metricsPort()
+    {
+        return metrics == null ? -1 : metrics.port();
+    }
+
+    /** @return the broker's and the engine's meters. */
+    public PrometheusMeterRegistry meterRegistry()
+    {
+        return registry;
+    }
+
     /** @return the broker's settings. */
     public BrokerConfig config()
     {
@@ -173,6 +211,10 @@ public final class KafkaBroker implements AutoCloseable
         {
             return;
         }
+        if (metrics != null)
+        {
+            metrics.close();
+        }
         serverChannel.close().syncUninterruptibly();
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
@@ -188,5 +230,6 @@ public final class KafkaBroker implements AutoCloseable
         groups.close();
         topics.close();
         store.close();
+        registry.close();
     }
 }

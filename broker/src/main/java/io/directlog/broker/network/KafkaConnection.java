@@ -34,13 +34,25 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
     private static final System.Logger LOG = System.getLogger(KafkaConnection.class.getName());
 
     private final RequestHandler handler;
+    private final RequestMetrics metrics;
     private final ArrayDeque<CompletableFuture<ByteBuffer>> replies = new ArrayDeque<>();
     private boolean closed;
 
-    /** @param handler the broker's API implementations. */
-    public KafkaConnection(final RequestHandler handler)
+    /**
+     * @param handler the broker's API implementations.
+     * @param metrics the transport's meters.
+     */
+    public KafkaConnection(final RequestHandler handler, final RequestMetrics metrics)
     {
         this.handler = handler;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void channelActive(final ChannelHandlerContext ctx) throws Exception
+    {
+        metrics.onConnect();
+        super.channelActive(ctx);
     }
 
     @Override
@@ -53,6 +65,7 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
             // one copy to the heap: the parsed request (records included) views it, with no reference count to keep
             final byte[] bytes = new byte[buf.readableBytes()];
             buf.readBytes(bytes);
+            metrics.onBytesIn(bytes.length + 4);
             frame = ByteBuffer.wrap(bytes);
         }
         finally
@@ -63,22 +76,34 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
         {
             return;
         }
+        final long start = System.nanoTime();
         final RequestHeader header;
         final ApiMessage body;
         final ByteBuffer bodyBytes;
         try
         {
             header = KafkaCodec.parseHeader(frame);
+        }
+        catch (final RuntimeException e)
+        {
+            metrics.onUnparsed();
+            close(ctx);
+            return;
+        }
+        try
+        {
             bodyBytes = frame.slice();
             if (!SupportedApis.isSupported(header.apiKey(), header.apiVersion()) ||
                 header.apiVersion() < SupportedApis.lowestParsable(header.apiKey()))
             {
                 if (header.apiKey() == ApiKeys.API_VERSIONS)
                 {
+                    metrics.onRequest(header.apiKey(), RequestMetrics.Outcome.ERROR, start);
                     queue(ctx, CompletableFuture.completedFuture(
                         KafkaCodec.encodeResponse(header, (short)0, SupportedApis.unsupportedApiVersionsResponse())));
                     return;
                 }
+                metrics.onRequest(header.apiKey(), RequestMetrics.Outcome.CLOSED, start);
                 close(ctx);
                 return;
             }
@@ -86,6 +111,7 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
         }
         catch (final RuntimeException e)
         {
+            metrics.onRequest(header.apiKey(), RequestMetrics.Outcome.CLOSED, start);
             close(ctx);
             return;
         }
@@ -96,15 +122,22 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
         }
         catch (final RuntimeException e)
         {
+            metrics.onRequest(header.apiKey(), RequestMetrics.Outcome.ERROR, start);
             queue(ctx, CompletableFuture.completedFuture(encodeError(header, bodyBytes, e)));
             return;
         }
         if (response == null)
         {
+            metrics.onRequest(header.apiKey(), RequestMetrics.Outcome.NONE, start);
             return;
         }
-        queue(ctx, response.handle((r, e) -> e == null ? KafkaCodec.encodeResponse(header, r) :
-            encodeError(header, bodyBytes, e)));
+        // encode on the event loop, not on whichever thread completed the response (a log's writer, the coordinator)
+        queue(ctx, response.handleAsync((r, e) ->
+        {
+            metrics.onRequest(header.apiKey(), e == null ? RequestMetrics.Outcome.RESPONSE : RequestMetrics.Outcome.ERROR,
+                start);
+            return e == null ? KafkaCodec.encodeResponse(header, r) : encodeError(header, bodyBytes, e);
+        }, ctx.executor()));
     }
 
     private static ByteBuffer encodeError(final RequestHeader header, final ByteBuffer body, final Throwable error)
@@ -152,6 +185,7 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
                 close(ctx); // the error response itself could not be built
                 return;
             }
+            metrics.onBytesOut(bytes.remaining() + 4);
             ctx.write(Unpooled.wrappedBuffer(bytes));
             wrote = true;
         }
@@ -174,6 +208,7 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
     @Override
     public void channelInactive(final ChannelHandlerContext ctx)
     {
+        metrics.onDisconnect();
         closed = true;
         replies.clear();
     }

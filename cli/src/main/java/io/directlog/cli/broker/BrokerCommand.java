@@ -26,7 +26,7 @@ public final class BrokerCommand implements Command
         "  --dir DIR           data directory (default: ./" + DIR_DEFAULT + ")",
         "  --port PORT         Kafka port (default " + BrokerConfig.PORT_DEFAULT + "; 0 picks a free one)",
         "  --host HOST         address to listen on and advertise (default " + BrokerConfig.HOST_DEFAULT + ")",
-        "  --metrics-port PORT Prometheus endpoint: not served yet, the option is refused",
+        "  --metrics-port PORT serve the broker's and the engine's meters at http://HOST:PORT/metrics (Prometheus)",
         "  --help              this text",
         "");
 
@@ -48,6 +48,7 @@ public final class BrokerCommand implements Command
         Path dir = Path.of(DIR_DEFAULT);
         int port = BrokerConfig.PORT_DEFAULT;
         String host = BrokerConfig.HOST_DEFAULT;
+        int metricsPort = -1;
         for (int i = 0; i < args.length; i++)
         {
             final String arg = args[i];
@@ -64,15 +65,15 @@ public final class BrokerCommand implements Command
                 case "--dir" -> dir = Path.of(inline != null ? inline : value(args, ++i, name));
                 case "--port" -> port = port(inline != null ? inline : value(args, ++i, name), name);
                 case "--host" -> host = inline != null ? inline : value(args, ++i, name);
-                case "--metrics-port" -> throw new UsageException(
-                    "--metrics-port: the Prometheus endpoint is not implemented yet (see docs/broker.md)");
+                case "--metrics-port" -> metricsPort = port(inline != null ? inline : value(args, ++i, name), name);
                 default -> throw new UsageException("unknown option '" + arg + "'");
             }
         }
         final BrokerConfig config;
         try
         {
-            config = BrokerConfig.builder(dir.toAbsolutePath()).host(host).port(port).build();
+            config = BrokerConfig.builder(dir.toAbsolutePath()).host(host).port(port).metricsPort(metricsPort)
+                .build();
         }
         catch (final IllegalArgumentException e)
         {
@@ -90,6 +91,11 @@ public final class BrokerCommand implements Command
         Runtime.getRuntime().addShutdownHook(hook);
         System.out.println("directlog broker: listening on " + broker.bootstrapServers() + " (Kafka protocol), data in " +
             config.directory() + ", " + broker.topicCount() + " topics");
+        if (broker.metricsPort() >= 0)
+        {
+            System.out.println("directlog broker: metrics at http://" + config.host() + ":" + broker.metricsPort() +
+                "/metrics");
+        }
         System.out.println("directlog broker: Ctrl-C or SIGTERM stops it");
         stopped.await();
         return 0;
