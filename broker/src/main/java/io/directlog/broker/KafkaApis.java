@@ -495,7 +495,11 @@ final class KafkaApis implements RequestHandler
     private static void listOffset(final short version, final Partition p, final long timestamp,
         final ListOffsetsResponseData.ListOffsetsPartitionResponse pr)
     {
-        pr.setErrorCode(Errors.NONE.code()).setLeaderEpoch(Partition.LEADER_EPOCH).setTimestamp(-1);
+        pr.setErrorCode(Errors.NONE.code()).setTimestamp(-1);
+        if (version >= 4)
+        {
+            pr.setLeaderEpoch(Partition.LEADER_EPOCH); // not ignorable: below v4 a non-default epoch cannot be written
+        }
         if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP)
         {
             pr.setOffset(p.logStartOffset());

@@ -86,6 +86,21 @@ class VersionSweepTest
                     assertEquals(0, pr.errorCode(), "Produce v" + v);
                     assertEquals(expected, pr.baseOffset(), "Produce v" + v);
                 }
+                for (short v = 1; v <= 10; v++)
+                {
+                    final org.apache.kafka.common.message.ListOffsetsRequestData list =
+                        new org.apache.kafka.common.message.ListOffsetsRequestData().setReplicaId(-1);
+                    final org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic lt =
+                        new org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic().setName("sweep");
+                    lt.partitions().add(new org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition()
+                        .setPartitionIndex(0).setTimestamp(-1));
+                    list.topics().add(lt);
+                    final org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsPartitionResponse lr =
+                        ((org.apache.kafka.common.requests.ListOffsetsResponse)c.call(list, v)).data().topics().get(0)
+                            .partitions().get(0);
+                    assertEquals(0, lr.errorCode(), "ListOffsets v" + v);
+                    assertEquals(10, lr.offset(), "ListOffsets v" + v);
+                }
                 for (short v = 4; v <= 12; v++)
                 {
                     final org.apache.kafka.common.message.FetchRequestData fetch =
