@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import io.directlog.cli.bench.BenchCommand;
+import io.directlog.cli.broker.BrokerCommand;
 import io.directlog.cli.store.DumpCommand;
 import io.directlog.cli.store.VerifyCommand;
 
@@ -17,7 +18,8 @@ import io.directlog.cli.store.VerifyCommand;
 public final class Main
 {
     /** The commands, in the order {@code --help} lists them. */
-    static final List<Command> COMMANDS = List.of(new BenchCommand(), new DumpCommand(), new VerifyCommand());
+    static final List<Command> COMMANDS =
+        List.of(new BenchCommand(), new BrokerCommand(), new DumpCommand(), new VerifyCommand());
 
     private static final String DEBUG_PROP_NAME = "directlog.debug";
 
