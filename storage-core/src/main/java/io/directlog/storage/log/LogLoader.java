@@ -540,8 +540,23 @@ final class LogLoader
                     // recycled segment holds stale records of this log there, so only zeros prove nothing
                     final boolean garbage = !segment.recycled() &&
                         !RecordScanner.isZero(page.memory().byteBuffer(), damageAt, size);
-                    if (stop == RecordScanner.Stop.INVALID && segment.recycled() && validRecordAfter(buffer, cut,
-                        size, cutOffset, recordLogId, segment.blockSize()).endOffset < 0)
+                    // in a recycled segment the end is the first header that is not this segment's next record,
+                    // unless records of this segment's offsets lie after it (a zeroed or garbled block of
+                    // acknowledged records, issue 17) or its bytes were provably written by this segment
+                    final boolean recycledStop = segment.recycled() && stop != RecordScanner.Stop.LIMIT;
+                    final boolean validLater = recycledStop && validRecordAfter(buffer, cut, size, cutOffset,
+                        recordLogId, segment.blockSize()).endOffset >= 0;
+                    if (recycledStop && validLater)
+                    {
+                        damage = stop == RecordScanner.Stop.INVALID ? scanner.reason() :
+                            "an all-zero header with valid records of this segment after it";
+                    }
+                    else if (recycledStop && stop == RecordScanner.Stop.INVALID &&
+                        writtenHere(buffer, damageAt, size, segment.blockSize(), cutOffset, recordLogId))
+                    {
+                        damage = scanner.reason() + " (bytes this segment's own write covered, not stale ones)";
+                    }
+                    else if (recycledStop)
                     {
                         // the first stale byte after this segment's records: its end, as a zero header is in a
                         // zeroed file (a torn last write looks the same, and nothing of it was acknowledged
@@ -632,6 +647,13 @@ final class LogLoader
                             "never written: the rest of an unacknowledged write, dropped)"));
                     }
                     cutPosition = cut;
+                    if (segment.recycled())
+                    {
+                        // finishActive counts nothing in a recycled segment (its stale rest is expected): the
+                        // damaged write's blocks are not stale, so they are counted and logged here
+                        countZeroed(buffer, segment.path(), cut, Math.min(size,
+                            (Math.max(cut, damageAt) / segment.blockSize() + 1) * segment.blockSize()));
+                    }
                 }
                 finishActive(log, used, i, segment, page, direct, index, cut, cutOffset, scanner, readFrom,
                     damage != null);
@@ -943,6 +965,39 @@ final class LogLoader
             }
         }
         return found;
+    }
+
+    /**
+     * In a recycled segment, whether the bytes at {@code at}, where the scan stopped on a header that failed its
+     * checks, were written by this segment rather than left by an older one (so they are damage, not its end).
+     * Every write covers whole blocks from a block boundary, so a position inside a block that the last good record
+     * (or its gap) shares was written by that record's write; and within a 512 B sector the write landed whole, so
+     * when the sector holding {@code at} also holds bytes already verified, the bytes at {@code at} are as written.
+     * A header carrying this log's id and the expected offset is this segment's record, whatever failed. At a block
+     * boundary, or at a sector boundary a torn write may not have reached, stale bytes are possible: not provable.
+     */
+    static boolean writtenHere(final UnsafeBuffer buffer, final int at, final int size, final int blockSize,
+        final long expectedOffset, final int recordLogId)
+    {
+        if (at + RecordDescriptor.HEADER_LENGTH <= size &&
+            buffer.getInt(at + RecordDescriptor.LOG_ID_OFFSET) == recordLogId &&
+            buffer.getLong(at + RecordDescriptor.OFFSET_OFFSET) == expectedOffset)
+        {
+            return true;
+        }
+        final int sector = 512;
+        if (at % blockSize == 0 || at % sector == 0)
+        {
+            return false;
+        }
+        if (buffer.getInt(at + RecordDescriptor.LENGTH_OFFSET) == 0)
+        {
+            // a gap's start: only its first sector (shared with the record before it) is proof; a later sector of
+            // it may be one a torn write did not reach
+            final int sectorEnd = Math.min(RecordDescriptor.gapEnd(at, blockSize), (at / sector + 1) * sector);
+            return !RecordScanner.isGap(buffer, at, sectorEnd);
+        }
+        return true;
     }
 
     /**
