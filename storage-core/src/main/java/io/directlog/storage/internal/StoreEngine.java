@@ -326,7 +326,7 @@ public final class StoreEngine implements LogStore
         {
             for (final Path d : io.listDirectories(directory))
             {
-                if (io.exists(d.resolve(SegmentFiles.META_FILE)))
+                if (SegmentFiles.isLogDirectory(io, d))
                 {
                     names.add(d.getFileName().toString());
                 }

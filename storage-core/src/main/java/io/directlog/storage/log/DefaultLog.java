@@ -1557,6 +1557,8 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
                 segments = java.util.Arrays.copyOfRange(current, victims.length, current.length);
                 startOffset = segments[0].baseOffset();
             }
+            // the new start is durable before a file goes: a segment missing at open is then never retention's
+            checkpoint.rewriteSegmentList();
             for (final Segment s : victims)
             {
                 s.markDeleted();
