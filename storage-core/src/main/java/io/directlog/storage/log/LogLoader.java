@@ -186,32 +186,32 @@ final class LogLoader
         phase("checkpoint");
         final Checkpoint.State state = checkpoint.state();
         cleanCheckpoint = state != null && state.clean();
-        final boolean listChanged;
+        final boolean holeDropped;
         try
         {
-            listChanged = checkSegmentList(used, blank, files, badNewest, badLater, state, meta);
+            final boolean listChanged = checkSegmentList(used, blank, files, badNewest, badLater, state, meta);
             if (badNewest >= 0)
             {
                 dropAfterBadHeader(used, files, badNewest, badReason, badLater, meta);
+            }
+            holeDropped = dropAfterBlank(used, blank, meta) || listChanged;
+            for (int i = 0; i + 1 < used.size(); i++)
+            {
+                final Segment s = used.get(i);
+                final long nextBase = used.get(i + 1).baseOffset();
+                if (nextBase < s.baseOffset())
+                {
+                    throw new CorruptLogException("log '" + name + "': segment " + used.get(i + 1).path() +
+                        " starts at offset " + nextBase + ", before its predecessor's " + s.baseOffset());
+                }
+                s.publishEnd(size, nextBase);
+                s.seal(size, nextBase);
             }
         }
         catch (final IOException | RuntimeException e)
         {
             checkpoint.close();
             throw e;
-        }
-        final boolean holeDropped = dropAfterBlank(used, blank, meta) || listChanged;
-        for (int i = 0; i + 1 < used.size(); i++)
-        {
-            final Segment s = used.get(i);
-            final long nextBase = used.get(i + 1).baseOffset();
-            if (nextBase < s.baseOffset())
-            {
-                throw new CorruptLogException("log '" + name + "': segment " + used.get(i + 1).path() +
-                    " starts at offset " + nextBase + ", before its predecessor's " + s.baseOffset());
-            }
-            s.publishEnd(size, nextBase);
-            s.seal(size, nextBase);
         }
         phase("headers");
         boolean clean = state != null && state.clean() && badNewest < 0 && !holeDropped;
@@ -247,9 +247,9 @@ final class LogLoader
                 }
                 clean = clean && state.sequence() < 0;
                 // offsets are never given to a second record: a log whose every segment is gone (or was dropped)
-                // goes on at the highest end anything names
-                final long restart = Math.max(Math.max(0, state == null ? 0 : state.offset()),
-                    Math.max(droppedEnd, startLostTo));
+                // goes on at the highest end a durable record names (the checkpoint's; records found only beyond it
+                // were never durable under any promise, and a crash may take them as it takes a torn tail)
+                final long restart = Math.max(Math.max(0, state == null ? 0 : state.offset()), startLostTo);
                 log.startWith(null, null, 0, restart, 0, restart, -1, -1);
             }
             final long headSequence = active != null ? active.sequence() :
