@@ -461,7 +461,15 @@ public final class StoreEngine implements LogStore
         }
         for (final DefaultLog log : logs.values())
         {
-            log.close();
+            try
+            {
+                log.close();
+            }
+            catch (final StorageException e)
+            {
+                // that log's close could not record a clean shutdown and said so (a WARNING); the others and the
+                // store are closed all the same
+            }
         }
         logs.clear();
         readAhead.close(); // before the pool: a page-in in flight reads into pool memory

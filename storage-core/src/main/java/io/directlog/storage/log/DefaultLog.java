@@ -1719,7 +1719,19 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         {
             Thread.currentThread().interrupt();
         }
+        final Throwable failed = closeFailure;
+        if (failed != null)
+        {
+            // the caller must know: the next open recovers this log as after a crash (issue 17, defect 7)
+            LOG.log(System.Logger.Level.WARNING, "log '" + name + "': close could not record a clean shutdown (" +
+                failed.getMessage() + "): the next open recovers it as after a crash");
+            throw new StorageException("log '" + name + "': close could not record a clean shutdown (" +
+                failed.getMessage() + "); the next open recovers it as after a crash", failed);
+        }
     }
+
+    /** Set by the writer when the close itself failed (not when the log had failed before): close() throws it. */
+    private volatile Throwable closeFailure;
 
     private void onClose()
     {
@@ -1751,6 +1763,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         }
         catch (final IOException | RuntimeException e)
         {
+            closeFailure = e;
             failStop("close", e);
         }
         finally
@@ -1773,18 +1786,16 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             for (final Segment s : segments)
             {
                 if (s != active && !s.isDeleted() && !s.indexPersisted() && s.index() != null &&
-                    s.sealedPosition() >= 0)
+                    s.sealedPosition() >= 0 && writeIndexAtClose(s, s.sealedPosition(), s.sealedOffset(),
+                    s.maxTimestamp()))
                 {
-                    IndexFile.write(context.io(), dir, meta.logId(), s, s.index(), s.sealedPosition(),
-                        s.sealedOffset(), s.maxTimestamp());
                     s.indexPersisted(true);
                 }
             }
             final Watermark end;
             if (active != null)
             {
-                IndexFile.write(context.io(), dir, meta.logId(), active, active.index(), writePosition, nextOffset,
-                    lastTimestamp);
+                writeIndexAtClose(active, writePosition, nextOffset, lastTimestamp);
                 end = new Watermark(epoch, active.sequence(), writePosition, nextOffset, lastRecordPosition,
                     lastRecordOffset);
             }
@@ -1794,6 +1805,39 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             }
             context.io().syncDirectory(dir);
             checkpoint.write(end, CheckpointDescriptor.FLAG_CLEAN);
+        }
+    }
+
+    /**
+     * Writes a segment's index at close. The index is derived data and takes new blocks (a file written then
+     * renamed), so on a full filesystem it fails where nothing else of the close needs space (the checkpoint is
+     * overwritten in place): the clean shutdown is still recorded, and the next open scans what the missing index
+     * would have told it (issue 17, defect 7).
+     *
+     * @return true when written.
+     */
+    private boolean writeIndexAtClose(final Segment s, final int endPosition, final long endOffset,
+        final long maxTimestamp)
+    {
+        try
+        {
+            IndexFile.write(context.io(), dir, meta.logId(), s, s.index(), endPosition, endOffset, maxTimestamp);
+            return true;
+        }
+        catch (final IOException e)
+        {
+            LOG.log(System.Logger.Level.WARNING, "log '" + name + "': the index of " + s.path().getFileName() +
+                " could not be written at close (" + e.getMessage() + "): the clean shutdown is recorded without " +
+                "it, and the next open scans that segment instead");
+            try
+            {
+                IndexFile.delete(context.io(), dir, s.sequence()); // an older one must not be taken for it
+            }
+            catch (final IOException ignore)
+            {
+                // an older index does not match the checkpoint's end either: the open scans
+            }
+            return false;
         }
     }
 
