@@ -1803,7 +1803,17 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             {
                 end = new Watermark(epoch, -1, 0, nextOffset, -1, -1);
             }
-            context.io().syncDirectory(dir);
+            try
+            {
+                context.io().syncDirectory(dir);
+            }
+            catch (final IOException e)
+            {
+                // it makes only the index renames durable (derived data): without it the next open may not find
+                // them and scans instead; the clean shutdown itself needs nothing from the directory
+                LOG.log(System.Logger.Level.WARNING, "log '" + name + "': the directory fsync at close failed (" +
+                    e.getMessage() + "): the next open may scan instead of reading the index files");
+            }
             checkpoint.write(end, CheckpointDescriptor.FLAG_CLEAN);
         }
     }
