@@ -23,9 +23,42 @@ package io.directlog.storage;
  *                       was re-extended with zeros.
  * @param unreadableBlocks blocks that failed to read twice during recovery and were taken as damaged.
  * @param recoveryMillis wall time the log's open took.
+ * @param droppedFromOffset the lowest offset recovery dropped (with {@code droppedToOffset}, the range that holds
+ *                       every dropped offset: records after a cut, segments dropped after damage, or a lost first
+ *                       segment whose range {@link RecoveryMode#TRUNCATE_AT_CORRUPTION} gave up), or -1 when
+ *                       nothing was dropped.
+ * @param droppedToOffset the offset after the highest one dropped, or -1 when nothing was dropped, or
+ *                       {@link Long#MAX_VALUE} when lost bytes may have held records beyond every offset recovery
+ *                       knows of (after a crash, the watermark's segment file lost or cut short: what it held past
+ *                       the watermark is unknown, and {@code droppedRecords} counts only what is known). Offsets in the
+ *                       range are never given to new records: a log whose every segment was dropped restarts at its
+ *                       old end.
  */
 public record RecoveryReport(RecoveryMode mode, boolean cleanShutdown, long scannedBytes, long cutPosition,
     long cutOffset, long droppedRecords, boolean tornTail, long zeroedBytes, long extendedBytes, int unreadableBlocks,
-    long recoveryMillis)
+    long recoveryMillis, long droppedFromOffset, long droppedToOffset)
 {
+    /**
+     * A report whose dropped offsets, if any, follow the end: {@code [cutOffset, cutOffset + droppedRecords)}.
+     *
+     * @param mode             the recovery mode in force.
+     * @param cleanShutdown    true when the log was closed cleanly.
+     * @param scannedBytes     segment bytes read and checked.
+     * @param cutPosition      the cut position, or -1.
+     * @param cutOffset        the end offset after recovery.
+     * @param droppedRecords   offsets dropped after the cut.
+     * @param tornTail         true when a torn tail was cut.
+     * @param zeroedBytes      non-zero bytes zeroed after the end.
+     * @param extendedBytes    bytes a short segment file was extended by.
+     * @param unreadableBlocks blocks taken as damaged after read errors.
+     * @param recoveryMillis   wall time of the open.
+     */
+    public RecoveryReport(final RecoveryMode mode, final boolean cleanShutdown, final long scannedBytes,
+        final long cutPosition, final long cutOffset, final long droppedRecords, final boolean tornTail,
+        final long zeroedBytes, final long extendedBytes, final int unreadableBlocks, final long recoveryMillis)
+    {
+        this(mode, cleanShutdown, scannedBytes, cutPosition, cutOffset, droppedRecords, tornTail, zeroedBytes,
+            extendedBytes, unreadableBlocks, recoveryMillis, droppedRecords > 0 ? cutOffset : -1,
+            droppedRecords > 0 ? cutOffset + droppedRecords : -1);
+    }
 }

@@ -309,9 +309,10 @@ class RecoveryTest
             .order(java.nio.ByteOrder.LITTLE_ENDIAN);
         final int slot = b.getLong(16) > b.getLong(4096 + 16) ? 0 : 4096;
         b.putInt(slot + 12, flags);
+        final int crcAt = b.getInt(slot + 8) == 1 ? 80 : 104; // version 2 added the segment list before the CRC
         final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-        crc.update(b.array(), slot, 80);
-        b.putInt(slot + 80, tear ? (int)crc.getValue() ^ 1 : (int)crc.getValue());
+        crc.update(b.array(), slot, crcAt);
+        b.putInt(slot + crcAt, tear ? (int)crc.getValue() ^ 1 : (int)crc.getValue());
         Files.write(file, b.array());
     }
 

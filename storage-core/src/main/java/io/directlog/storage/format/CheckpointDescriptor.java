@@ -18,10 +18,12 @@ public final class CheckpointDescriptor
 {
     /** "DLOGCKP1" in little-endian. */
     public static final long MAGIC = 0x31504B43474F4C44L;
-    /** The format version. */
-    public static final int VERSION = 1;
+    /** The format version written. */
+    public static final int VERSION = 2;
+    /** The first version, still read: no segment-list fields, CRC at {@link #CRC_OFFSET_V1}. */
+    public static final int VERSION_1 = 1;
     /** Bytes of a slot that hold fields (the rest of the block is zero). */
-    public static final int FIELDS_LENGTH = 84;
+    public static final int FIELDS_LENGTH = 108;
     /** Flag bit: written by a clean close, after the final flush and fdatasync. */
     public static final int FLAG_CLEAN = 1;
     /** Flag bit: written by truncateTo before it zeroes the records after the watermark: the watermark is the end. */
@@ -38,7 +40,11 @@ public final class CheckpointDescriptor
     public static final int LAST_RECORD_POSITION_OFFSET = 56;
     public static final int LAST_RECORD_OFFSET_OFFSET = 64;
     public static final int WRITTEN_OFFSET = 72;
-    public static final int CRC_OFFSET = 80;
+    public static final int CRC_OFFSET_V1 = 80;
+    public static final int START_OFFSET_OFFSET = 80;
+    public static final int FIRST_SEQUENCE_OFFSET = 88;
+    public static final int SEGMENT_COUNT_OFFSET = 96;
+    public static final int CRC_OFFSET = 104;
 
     private CheckpointDescriptor()
     {
@@ -56,10 +62,13 @@ public final class CheckpointDescriptor
      * @param lastRecordPosition the position of the last record below the watermark in that segment, or -1.
      * @param lastRecordOffset   that record's offset, or -1.
      * @param flags              {@link #FLAG_CLEAN}, {@link #FLAG_TRUNCATING} or 0.
+     * @param startOffset        the log's start offset (its end when it has no segment).
+     * @param firstSequence      the first segment's sequence, or -1.
+     * @param segmentCount       segments from the first through the watermark's.
      */
     public static void write(final MutableDirectBuffer b, final long generation, final long logId, final long sequence,
         final long position, final long offset, final long lastRecordPosition, final long lastRecordOffset,
-        final int flags)
+        final int flags, final long startOffset, final long firstSequence, final int segmentCount)
     {
         b.putLong(MAGIC_OFFSET, MAGIC);
         b.putInt(VERSION_OFFSET, VERSION);
@@ -72,6 +81,9 @@ public final class CheckpointDescriptor
         b.putLong(LAST_RECORD_POSITION_OFFSET, lastRecordPosition);
         b.putLong(LAST_RECORD_OFFSET_OFFSET, lastRecordOffset);
         b.putLong(WRITTEN_OFFSET, System.currentTimeMillis());
+        b.putLong(START_OFFSET_OFFSET, startOffset);
+        b.putLong(FIRST_SEQUENCE_OFFSET, firstSequence);
+        b.putInt(SEGMENT_COUNT_OFFSET, segmentCount);
         b.putInt(CRC_OFFSET, Checksums.crc32c(b, 0, CRC_OFFSET));
     }
 
@@ -82,7 +94,9 @@ public final class CheckpointDescriptor
      */
     public static boolean isValid(final DirectBuffer b, final long logId)
     {
-        return b.getLong(MAGIC_OFFSET) == MAGIC && b.getInt(VERSION_OFFSET) == VERSION &&
-            b.getInt(CRC_OFFSET) == Checksums.crc32c(b, 0, CRC_OFFSET) && b.getLong(LOG_ID_OFFSET) == logId;
+        final int version = b.getInt(VERSION_OFFSET);
+        final int crcAt = version == VERSION ? CRC_OFFSET : CRC_OFFSET_V1;
+        return b.getLong(MAGIC_OFFSET) == MAGIC && (version == VERSION || version == VERSION_1) &&
+            b.getInt(crcAt) == Checksums.crc32c(b, 0, crcAt) && b.getLong(LOG_ID_OFFSET) == logId;
     }
 }

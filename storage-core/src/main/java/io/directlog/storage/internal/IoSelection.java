@@ -39,6 +39,7 @@ record IoSelection(BlockIo io, DeviceInfo deviceInfo)
         int physical = 0;
         boolean direct = false;
         int alignment = 4096;
+        String noSpace = null;
         final boolean nativeOn = NativeIo.isAvailable() && !Boolean.getBoolean(StoreConfig.BUFFERED_IO_PROP_NAME);
         String why = nativeOn ? null : (NativeIo.isAvailable() ? StoreConfig.BUFFERED_IO_PROP_NAME + "=true" :
             String.valueOf(NativeIo.unavailabilityCause()));
@@ -65,12 +66,27 @@ record IoSelection(BlockIo io, DeviceInfo deviceInfo)
                     direct = probe.supported();
                     alignment = Math.max(4096, probe.alignment());
                     why = probe.supported() ? null : probe.reason();
+                    if (probe.noSpace())
+                    {
+                        noSpace = probe.reason();
+                    }
                 }
             }
             catch (final Exception e)
             {
                 why = "probe failed: " + e.getMessage();
             }
+        }
+        if (noSpace != null && !direct && config.blockIo() == null)
+        {
+            // not "no O_DIRECT": a full filesystem. The buffered fallback would run until the store is closed, also
+            // after space is freed (issue 17, defect 6); there is nothing to open a store with here
+            throw new StorageException("no space left in " + directory + " to open the store (" + noSpace + ")");
+        }
+        if (noSpace != null && direct)
+        {
+            LOG.log(System.Logger.Level.WARNING, directory + ": " + noSpace + "; O_DIRECT is used. Appends that need a " +
+                "new segment fail with LogFullException until space is freed");
         }
         final BlockIo io;
         if (config.blockIo() != null)

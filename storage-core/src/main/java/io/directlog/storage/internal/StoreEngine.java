@@ -496,7 +496,7 @@ public final class StoreEngine implements LogStore
         {
             for (final Path d : io.listDirectories(directory))
             {
-                if (io.exists(d.resolve(SegmentFiles.META_FILE)))
+                if (SegmentFiles.isLogDirectory(io, d))
                 {
                     names.add(d.getFileName().toString());
                 }
@@ -641,7 +641,15 @@ public final class StoreEngine implements LogStore
         }
         for (final DefaultLog log : logs.values())
         {
-            log.close();
+            try
+            {
+                log.close();
+            }
+            catch (final StorageException e)
+            {
+                // that log's close could not record a clean shutdown and said so (a WARNING); the others and the
+                // store are closed all the same
+            }
         }
         logs.clear();
         readAhead.close(); // before the pool: a page-in in flight reads into pool memory

@@ -32,11 +32,30 @@ final class Checkpoint implements AutoCloseable
      * @param lastRecordOffset   that record's offset, or -1.
      * @param clean              written by a clean close.
      * @param truncating         written by truncateTo before it zeroes: the watermark is the log's end.
+     * @param startOffset        the log's start offset then, or -1 (a version 1 slot).
+     * @param firstSequence      the first segment's sequence then, or -1 (none, or a version 1 slot).
+     * @param segmentCount       segments from the first through the watermark's, or -1 (a version 1 slot).
      */
     record State(long generation, long sequence, long position, long offset, long lastRecordPosition,
-        long lastRecordOffset, boolean clean, boolean truncating)
+        long lastRecordOffset, boolean clean, boolean truncating, long startOffset, long firstSequence,
+        int segmentCount)
     {
+        /** @return true when the slot names the segment list (version 2). */
+        boolean knowsSegments()
+        {
+            return segmentCount >= 0;
+        }
     }
+
+    /** The log's segments as a checkpoint slot records them (set by the log once it exists). */
+    interface SegmentList
+    {
+        /** @return the segments, oldest first (an array the log publishes; never changed in place). */
+        Segment[] segments();
+    }
+
+    private SegmentList segmentList;
+    private Watermark lastWritten;
 
     private final Path path;
     private final long logId;
@@ -116,13 +135,17 @@ final class Checkpoint implements AutoCloseable
                         continue;
                     }
                     valid++;
+                    final boolean v2 = b.getInt(CheckpointDescriptor.VERSION_OFFSET) == CheckpointDescriptor.VERSION;
                     final State st = new State(b.getLong(CheckpointDescriptor.GENERATION_OFFSET),
                         b.getLong(CheckpointDescriptor.SEQUENCE_OFFSET), b.getLong(CheckpointDescriptor.POSITION_OFFSET),
                         b.getLong(CheckpointDescriptor.OFFSET_OFFSET),
                         b.getLong(CheckpointDescriptor.LAST_RECORD_POSITION_OFFSET),
                         b.getLong(CheckpointDescriptor.LAST_RECORD_OFFSET_OFFSET),
                         (b.getInt(CheckpointDescriptor.FLAGS_OFFSET) & CheckpointDescriptor.FLAG_CLEAN) != 0,
-                        (b.getInt(CheckpointDescriptor.FLAGS_OFFSET) & CheckpointDescriptor.FLAG_TRUNCATING) != 0);
+                        (b.getInt(CheckpointDescriptor.FLAGS_OFFSET) & CheckpointDescriptor.FLAG_TRUNCATING) != 0,
+                        v2 ? b.getLong(CheckpointDescriptor.START_OFFSET_OFFSET) : -1,
+                        v2 ? b.getLong(CheckpointDescriptor.FIRST_SEQUENCE_OFFSET) : -1,
+                        v2 ? b.getInt(CheckpointDescriptor.SEGMENT_COUNT_OFFSET) : -1);
                     if (best == null || st.generation() > best.generation())
                     {
                         best = st;
@@ -141,6 +164,32 @@ final class Checkpoint implements AutoCloseable
         {
             memory.free();
         }
+    }
+
+    /**
+     * Sets where slot writes take the segment list from (the log's published segment array).
+     *
+     * @param list the source.
+     */
+    synchronized void segmentList(final SegmentList list)
+    {
+        this.segmentList = list;
+    }
+
+    /**
+     * Writes the last watermark again with the segment list as it is now: retention calls this after it took
+     * segments out of the list and before it removes their files, so that a file missing at open is never one
+     * retention removed (issue 17).
+     *
+     * @throws IOException when the write fails.
+     */
+    synchronized void rewriteSegmentList() throws IOException
+    {
+        if (sealed || lastWritten == null)
+        {
+            return;
+        }
+        writeSlot(lastWritten, 0);
     }
 
     /** @return the newest valid slot when opened, or null (new log, or both slots damaged). */
@@ -184,7 +233,6 @@ final class Checkpoint implements AutoCloseable
      */
     synchronized boolean write(final Watermark w, final int flags) throws IOException
     {
-        final boolean clean = (flags & CheckpointDescriptor.FLAG_CLEAN) != 0;
         if (sealed || w.epoch() < epoch ||
             (w.epoch() == epoch && (w.sequence() < sequence || (w.sequence() == sequence && w.offset() < offset))))
         {
@@ -194,19 +242,34 @@ final class Checkpoint implements AutoCloseable
         {
             return false; // nothing new
         }
+        writeSlot(w, flags);
+        return true;
+    }
+
+    private void writeSlot(final Watermark w, final int flags) throws IOException
+    {
         final long g = generation + 1;
+        final Segment[] segments = segmentList == null ? new Segment[0] : segmentList.segments();
+        int count = 0;
+        for (final Segment s : segments)
+        {
+            count += s.sequence() <= w.sequence() ? 1 : 0;
+        }
+        // the start a log with no segment (all dropped, or none yet) keeps is its end: offsets are never reused
+        final long start = segments.length > 0 && count > 0 ? segments[0].baseOffset() : w.offset();
+        final long first = segments.length > 0 && count > 0 ? segments[0].sequence() : -1;
         slot.zero();
         CheckpointDescriptor.write(slot.buffer(), g, logId, w.sequence(), w.position(), w.offset(),
-            w.lastRecordPosition(), w.lastRecordOffset(), flags);
+            w.lastRecordPosition(), w.lastRecordOffset(), flags, start, first, count);
         file.write(slot.byteBuffer(), 0, block, (g & 1) * block);
+        lastWritten = w;
         generation = g;
         epoch = w.epoch();
         sequence = w.sequence();
         offset = w.offset();
-        sealed = clean;
+        sealed = (flags & CheckpointDescriptor.FLAG_CLEAN) != 0;
         lastFlagged = flags != 0;
         writes++;
-        return true;
     }
 
     @Override

@@ -91,6 +91,8 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private final CompletableFuture<Void> closedFuture = new CompletableFuture<>();
     /** Completed once close has closed the files (or given up on them): the log's directory may be opened again. */
     private final CompletableFuture<Void> closeFinished = new CompletableFuture<>();
+    /** Set by the writer when the close itself failed (not when the log had failed before): close() throws it. */
+    private volatile Throwable closeFailure;
     private final int slot;
     private final int align;
     private final Checkpoint checkpoint;
@@ -1614,6 +1616,8 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
                 segments = java.util.Arrays.copyOfRange(current, victims.length, current.length);
                 startOffset = segments[0].baseOffset();
             }
+            // the new start is durable before a file goes: a segment missing at open is then never retention's
+            checkpoint.rewriteSegmentList();
             for (final Segment s : victims)
             {
                 s.markDeleted();
@@ -1785,6 +1789,15 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         {
             Thread.currentThread().interrupt();
         }
+        final Throwable failed = closeFailure;
+        if (failed != null)
+        {
+            // the caller must know: the next open recovers this log as after a crash (issue 17, defect 7)
+            LOG.log(System.Logger.Level.WARNING, "log '" + name + "': close could not record a clean shutdown (" +
+                failed.getMessage() + "): the next open recovers it as after a crash");
+            throw new StorageException("log '" + name + "': close could not record a clean shutdown (" +
+                failed.getMessage() + "); the next open recovers it as after a crash", failed);
+        }
     }
 
     /** @return the writer thread this log is pinned to. */
@@ -1872,6 +1885,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         }
         catch (final IOException | RuntimeException e)
         {
+            closeFailure = e;
             failStop("close", e);
         }
         finally
@@ -1894,18 +1908,16 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             for (final Segment s : segments)
             {
                 if (s != active && !s.isDeleted() && !s.indexPersisted() && s.index() != null &&
-                    s.sealedPosition() >= 0)
+                    s.sealedPosition() >= 0 && writeIndexAtClose(s, s.sealedPosition(), s.sealedOffset(),
+                    s.maxTimestamp()))
                 {
-                    IndexFile.write(context.io(), dir, meta.logId(), s, s.index(), s.sealedPosition(),
-                        s.sealedOffset(), s.maxTimestamp());
                     s.indexPersisted(true);
                 }
             }
             final Watermark end;
             if (active != null)
             {
-                IndexFile.write(context.io(), dir, meta.logId(), active, active.index(), writePosition, nextOffset,
-                    lastTimestamp);
+                writeIndexAtClose(active, writePosition, nextOffset, lastTimestamp);
                 end = new Watermark(epoch, active.sequence(), writePosition, nextOffset, lastRecordPosition,
                     lastRecordOffset);
             }
@@ -1913,8 +1925,51 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             {
                 end = new Watermark(epoch, -1, 0, nextOffset, -1, -1);
             }
-            context.io().syncDirectory(dir);
+            try
+            {
+                context.io().syncDirectory(dir);
+            }
+            catch (final IOException e)
+            {
+                // it makes only the index renames durable (derived data): without it the next open may not find
+                // them and scans instead; the clean shutdown itself needs nothing from the directory
+                LOG.log(System.Logger.Level.WARNING, "log '" + name + "': the directory fsync at close failed (" +
+                    e.getMessage() + "): the next open may scan instead of reading the index files");
+            }
             checkpoint.write(end, CheckpointDescriptor.FLAG_CLEAN);
+        }
+    }
+
+    /**
+     * Writes a segment's index at close. The index is derived data and takes new blocks (a file written then
+     * renamed), so on a full filesystem it fails where nothing else of the close needs space (the checkpoint is
+     * overwritten in place): the clean shutdown is still recorded, and the next open scans what the missing index
+     * would have told it (issue 17, defect 7).
+     *
+     * @return true when written.
+     */
+    private boolean writeIndexAtClose(final Segment s, final int endPosition, final long endOffset,
+        final long maxTimestamp)
+    {
+        try
+        {
+            IndexFile.write(context.io(), dir, meta.logId(), s, s.index(), endPosition, endOffset, maxTimestamp);
+            return true;
+        }
+        catch (final IOException e)
+        {
+            LOG.log(System.Logger.Level.WARNING, "log '" + name + "': the index of " + s.path().getFileName() +
+                " could not be written at close (" + e.getMessage() + "): the clean shutdown is recorded without " +
+                "it, and the next open scans that segment instead");
+            try
+            {
+                IndexFile.delete(context.io(), dir, s.sequence()); // an older one must not be taken for it
+            }
+            catch (final IOException ignore)
+            {
+                // an older index does not match the checkpoint's end either: the open scans
+            }
+            return false;
         }
     }
 

@@ -55,6 +55,15 @@ final class LogLoader
     private long scannedBytes;
     private long cutPosition = -1;
     private long droppedEnd = -1;
+    /** The first offset dropped after a cut or with dropped segments (the tail's range starts there), or -1. */
+    private long droppedFrom = -1;
+    /** A lost start range TRUNCATE_AT_CORRUPTION gave up ([from, to)), or -1. */
+    private long startLostFrom = -1;
+    private long startLostTo = -1;
+    /** Lost bytes may have held records beyond any offset known: the dropped range has no known end. */
+    private boolean droppedUnbounded;
+    /** The checkpoint read at open was written by a clean close. */
+    private boolean cleanCheckpoint;
     private long zeroedBytes;
     private long extendedBytes;
     private final List<Unreadable> unreadableBlocks = new ArrayList<>();
@@ -93,8 +102,9 @@ final class LogLoader
         }
         else
         {
-            meta = new LogMeta(ThreadLocalRandom.current().nextLong() | 1, config.segmentSize(),
-                System.currentTimeMillis());
+            final LogMeta found = identityFromFiles();
+            meta = found != null ? found : new LogMeta(ThreadLocalRandom.current().nextLong() | 1,
+                config.segmentSize(), System.currentTimeMillis());
             meta.write(io, dir);
         }
         if (meta.segmentSize() % align != 0)
@@ -172,27 +182,38 @@ final class LogLoader
         {
             header.free();
         }
-        if (badNewest >= 0)
-        {
-            dropAfterBadHeader(used, files, badNewest, badReason, badLater, meta);
-        }
-        final boolean holeDropped = dropAfterBlank(used, blank, meta);
-        for (int i = 0; i + 1 < used.size(); i++)
-        {
-            final Segment s = used.get(i);
-            final long nextBase = used.get(i + 1).baseOffset();
-            if (nextBase < s.baseOffset())
-            {
-                throw new CorruptLogException("log '" + name + "': segment " + used.get(i + 1).path() +
-                    " starts at offset " + nextBase + ", before its predecessor's " + s.baseOffset());
-            }
-            s.publishEnd(size, nextBase);
-            s.seal(size, nextBase);
-        }
-        phase("headers");
         final Checkpoint checkpoint = Checkpoint.open(io, dir, meta.logId());
         phase("checkpoint");
         final Checkpoint.State state = checkpoint.state();
+        cleanCheckpoint = state != null && state.clean();
+        final boolean holeDropped;
+        try
+        {
+            final boolean listChanged = checkSegmentList(used, blank, files, badNewest, badLater, state, meta);
+            if (badNewest >= 0)
+            {
+                dropAfterBadHeader(used, files, badNewest, badReason, badLater, meta);
+            }
+            holeDropped = dropAfterBlank(used, blank, meta) || listChanged;
+            for (int i = 0; i + 1 < used.size(); i++)
+            {
+                final Segment s = used.get(i);
+                final long nextBase = used.get(i + 1).baseOffset();
+                if (nextBase < s.baseOffset())
+                {
+                    throw new CorruptLogException("log '" + name + "': segment " + used.get(i + 1).path() +
+                        " starts at offset " + nextBase + ", before its predecessor's " + s.baseOffset());
+                }
+                s.publishEnd(size, nextBase);
+                s.seal(size, nextBase);
+            }
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            checkpoint.close();
+            throw e;
+        }
+        phase("headers");
         boolean clean = state != null && state.clean() && badNewest < 0 && !holeDropped;
         if (badNewest >= 0)
         {
@@ -202,6 +223,7 @@ final class LogLoader
         final DefaultLog log = new DefaultLog(name, dir, context, meta, effective, used.toArray(new Segment[0]),
             nextSequence, checkpoint);
         holder[0] = log;
+        checkpoint.segmentList(log::segments);
         try
         {
             Segment active = null;
@@ -224,7 +246,11 @@ final class LogLoader
                         ") names no segment file: acknowledged records are missing");
                 }
                 clean = clean && state.sequence() < 0;
-                log.startWith(null, null, 0, 0, 0, 0, -1, -1);
+                // offsets are never given to a second record: a log whose every segment is gone (or was dropped)
+                // goes on at the highest end a durable record names (the checkpoint's; records found only beyond it
+                // were never durable under any promise, and a crash may take them as it takes a torn tail)
+                final long restart = Math.max(Math.max(0, state == null ? 0 : state.offset()), startLostTo);
+                log.startWith(null, null, 0, restart, 0, restart, -1, -1);
             }
             final long headSequence = active != null ? active.sequence() :
                 used.isEmpty() ? -1 : used.get(used.size() - 1).sequence();
@@ -266,9 +292,20 @@ final class LogLoader
                 System.err.println("RECOVERY-TRACE log '" + name + "' " + phases + "total=" + millis + "ms");
             }
             final long end = log.endOffsetAtOpen();
+            if (mode == RecoveryMode.TRUNCATE_AT_CORRUPTION && state != null && !clean)
+            {
+                // the checkpoint's watermark was durable: records up to it existed, whatever was found of them
+                droppedEnd = Math.max(droppedEnd, state.offset());
+            }
+            final long tailFrom = droppedFrom >= 0 ? Math.min(droppedFrom, end) : end;
+            final long tailDropped = droppedEnd > tailFrom ? droppedEnd - tailFrom : 0;
+            final long startDropped = startLostTo > startLostFrom ? startLostTo - startLostFrom : 0;
+            final long rangeFrom = startDropped > 0 ? startLostFrom : tailDropped > 0 || droppedUnbounded ? tailFrom : -1;
+            final long rangeTo = droppedUnbounded ? Long.MAX_VALUE : tailDropped > 0 ? droppedEnd :
+                startDropped > 0 ? startLostTo : -1;
             log.recovered(new RecoveryReport(mode, clean, scannedBytes, cutPosition, end,
-                droppedEnd > end ? droppedEnd - end : 0, tornTail, zeroedBytes, extendedBytes,
-                unreadableBlocks.size(), millis), spares);
+                tailDropped + startDropped, tornTail, zeroedBytes, extendedBytes, unreadableBlocks.size(), millis,
+                rangeFrom, rangeTo), spares);
         }
         catch (final IOException | RuntimeException e)
         {
@@ -276,6 +313,202 @@ final class LogLoader
             throw e;
         }
         return log;
+    }
+
+    /**
+     * A log directory without {@code log.meta} whose files say a log lived there (issue 17): its identity is taken
+     * from its segment headers (each carries the log id and the segment size) and {@code log.meta} is written
+     * again, with a WARNING. Headers that disagree, or files with no header to take it from, refuse the open before
+     * anything is written: writing a new identity would make every later open reject the old segments.
+     *
+     * @return the identity found, or null for a directory with no segment or checkpoint file (a new log).
+     */
+    private LogMeta identityFromFiles() throws IOException
+    {
+        LogMeta found = null;
+        boolean files = false;
+        final PageMemory header = PageMemory.allocate(SegmentHeaderDescriptor.LENGTH, align);
+        try
+        {
+            for (final Path file : io.list(dir))
+            {
+                final String fileName = file.getFileName().toString();
+                if (fileName.equals(SegmentFiles.CHECKPOINT_FILE) || fileName.endsWith(SegmentFiles.INDEX_SUFFIX))
+                {
+                    files = true;
+                }
+                if (SegmentFiles.sequenceOf(fileName) < 0)
+                {
+                    continue;
+                }
+                files = true;
+                header.zero();
+                try (BlockFile f = io.open(file, FileMode.READ, false))
+                {
+                    f.read(header.byteBuffer(), 0, SegmentHeaderDescriptor.LENGTH, 0);
+                }
+                final UnsafeBuffer h = header.buffer();
+                if (SegmentHeaderDescriptor.isBlank(h) || SegmentHeaderDescriptor.validate(h) != null)
+                {
+                    continue;
+                }
+                final LogMeta m = new LogMeta(h.getLong(SegmentHeaderDescriptor.LOG_ID_OFFSET),
+                    h.getInt(SegmentHeaderDescriptor.SEGMENT_SIZE_OFFSET),
+                    h.getLong(SegmentHeaderDescriptor.CREATED_OFFSET));
+                if (found != null && (found.logId() != m.logId() || found.segmentSize() != m.segmentSize()))
+                {
+                    throw new CorruptLogException("log '" + name + "': " + SegmentFiles.META_FILE + " is missing and " +
+                        "the segment headers name more than one log (ids 0x" + Long.toHexString(found.logId()) +
+                        " and 0x" + Long.toHexString(m.logId()) + "): refusing to guess its identity");
+                }
+                found = found == null || m.created() < found.created() ? m : found;
+            }
+        }
+        finally
+        {
+            header.free();
+        }
+        if (found != null)
+        {
+            LOG.log(System.Logger.Level.WARNING, "log '" + name + "': " + SegmentFiles.META_FILE + " is missing: " +
+                "the log's identity (id 0x" + Long.toHexString(found.logId()) + ", segment size " +
+                found.segmentSize() + ") is taken from its segment headers and the file written again");
+            return found;
+        }
+        if (files)
+        {
+            throw new CorruptLogException("log '" + name + "': " + SegmentFiles.META_FILE + " is missing and no " +
+                "segment header names the log's identity, but its files are there: refusing to create a new log " +
+                "over them");
+        }
+        return null;
+    }
+
+    /**
+     * A version 2 checkpoint names the segment list as it was (the start offset, the first segment's sequence and
+     * how many segments there were through the watermark's): a segment file missing from it (deleted, or emptied so
+     * that it has no header) is found here rather than taken for retention's work or for the end (issue 17). Files
+     * below the recorded first segment are ones retention took out of the list just before a crash: recycled.
+     * {@link RecoveryMode#TRUNCATE_AT_CORRUPTION} gives up a lost start range (the log starts at the first segment
+     * left, the range reported) and cuts the log before a lost middle segment (later segments dropped and counted);
+     * the other modes refuse, and a refused open changes nothing on disk.
+     *
+     * @return true when segments were dropped (the open is then not clean).
+     */
+    private boolean checkSegmentList(final List<Segment> used, final List<Long> blank, final TreeMap<Long, Path> files,
+        final long badNewest, final List<Long> badLater, final Checkpoint.State state, final LogMeta meta)
+        throws IOException
+    {
+        if (state == null || !state.knowsSegments() || state.segmentCount() <= 0 || state.firstSequence() < 0)
+        {
+            return false;
+        }
+        final long first = state.firstSequence();
+        final long last = state.sequence();
+        int present = 0;
+        Segment firstPresent = null;
+        for (final Segment s : used)
+        {
+            if (s.sequence() >= first && s.sequence() <= last)
+            {
+                present++;
+                firstPresent = firstPresent == null ? s : firstPresent;
+            }
+        }
+        for (final long bad : badLater)
+        {
+            present += bad >= first && bad <= last ? 1 : 0;
+        }
+        present += badNewest >= first && badNewest <= last ? 1 : 0; // damaged, not missing: judged by its own rules
+        final boolean startLost = firstPresent == null || firstPresent.sequence() != first ||
+            firstPresent.baseOffset() != state.startOffset();
+        if (present >= state.segmentCount() && !startLost)
+        {
+            dropBelowFirst(used, blank, first);
+            return false;
+        }
+        final String where = "log '" + name + "': the checkpoint names " + state.segmentCount() + " segment(s) from " +
+            SegmentFiles.segment(dir, first).getFileName() + " (start offset " + state.startOffset() +
+            ") through " + SegmentFiles.segment(dir, last).getFileName() + " (watermark offset " + state.offset() +
+            "), but " + present + " of them are there with a header" +
+            (firstPresent == null ? "" : ", the first at offset " + firstPresent.baseOffset()) +
+            ": acknowledged records are missing";
+        if (mode != RecoveryMode.TRUNCATE_AT_CORRUPTION)
+        {
+            throw new CorruptLogException(where + " (recovery mode " + mode + ")");
+        }
+        dropBelowFirst(used, blank, first);
+        boolean dropped = false;
+        if (startLost && firstPresent != null && firstPresent.baseOffset() > state.startOffset())
+        {
+            // the oldest segment(s) lost: the log starts at the first one left, the range below is given up
+            startLostFrom = state.startOffset();
+            startLostTo = firstPresent.baseOffset();
+            for (int k = blank.size() - 1; k >= 0; k--)
+            {
+                if (blank.get(k) < firstPresent.sequence())
+                {
+                    recycle(files.get(blank.remove(k))); // an emptied file of the lost range: not a crash's hole
+                }
+            }
+            LOG.log(System.Logger.Level.WARNING, where + ": offsets [" + startLostFrom + ", " + startLostTo +
+                ") are given up, the log starts at " + startLostTo + " (TRUNCATE_AT_CORRUPTION)");
+            dropped = true;
+        }
+        else if (firstPresent == null)
+        {
+            startLostFrom = state.startOffset();
+            startLostTo = state.offset();
+        }
+        // a lost segment in the middle: the log ends where the records stop following on
+        final int recordLogId = RecordDescriptor.recordLogId(meta.logId());
+        for (int k = 0; k + 1 < used.size() && used.get(k).sequence() < last; k++)
+        {
+            final long end = endOfDropped(used, k, k + 1, recordLogId);
+            if (end != used.get(k + 1).baseOffset())
+            {
+                droppedEnd = Math.max(droppedEnd, Math.max(state.offset(), endOfDropped(used, k + 1, recordLogId)));
+                droppedFrom = droppedFrom < 0 ? end : Math.min(droppedFrom, end);
+                for (int j = used.size() - 1; j > k; j--)
+                {
+                    final Segment later = used.remove(j);
+                    IndexFile.delete(io, dir, later.sequence());
+                    recycle(later.path());
+                }
+                LOG.log(System.Logger.Level.WARNING, where + ": the log ends at offset " + end + " where segment " +
+                    "files are missing after " + used.get(k).path().getFileName() + " (TRUNCATE_AT_CORRUPTION)");
+                return true;
+            }
+        }
+        return dropped;
+    }
+
+    /** Recycles the files retention took out of the list before a crash removed them (below the first segment). */
+    private void dropBelowFirst(final List<Segment> used, final List<Long> blank, final long first)
+        throws IOException
+    {
+        while (!used.isEmpty() && used.get(0).sequence() < first)
+        {
+            final Segment gone = used.remove(0);
+            IndexFile.delete(io, dir, gone.sequence());
+            recycle(gone.path());
+        }
+        blank.removeIf(sequence ->
+        {
+            if (sequence >= first)
+            {
+                return false;
+            }
+            try
+            {
+                io.delete(SegmentFiles.segment(dir, sequence)); // a blank file behind the head cannot be used
+            }
+            catch (final IOException e)
+            {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return true;
+        });
     }
 
     /**
@@ -307,6 +540,8 @@ final class LogLoader
         if (from < used.size())
         {
             droppedEnd = Math.max(droppedEnd, endOfDropped(used, from, RecordDescriptor.recordLogId(meta.logId())));
+            droppedFrom = droppedFrom < 0 ? used.get(from).baseOffset() :
+                Math.min(droppedFrom, used.get(from).baseOffset());
         }
         for (int k = used.size() - 1; k >= from; k--)
         {
@@ -445,7 +680,10 @@ final class LogLoader
                 {
                     throw new CorruptLogException(where);
                 }
-                LOG.log(System.Logger.Level.WARNING, where + ": scanning the whole log");
+                // the watermark's segment is gone: after a crash it may have held records beyond the watermark
+                droppedUnbounded = !state.clean();
+                LOG.log(System.Logger.Level.WARNING, where + ": scanning the whole log" + (state.clean() ? "" :
+                    "; records beyond the watermark it may have held are unknown: the dropped range is open-ended"));
             }
             else
             {
@@ -481,6 +719,7 @@ final class LogLoader
                     if (loaded != null && loaded.endPosition() <= wPosition && loaded.endOffset() <= wOffset)
                     {
                         index = loaded.index();
+                        segment.maxTimestamp(loaded.maxTimestamp());
                         from = loaded.endPosition();
                         expected = loaded.endOffset();
                     }
@@ -540,8 +779,23 @@ final class LogLoader
                     // recycled segment holds stale records of this log there, so only zeros prove nothing
                     final boolean garbage = !segment.recycled() &&
                         !RecordScanner.isZero(page.memory().byteBuffer(), damageAt, size);
-                    if (stop == RecordScanner.Stop.INVALID && segment.recycled() && validRecordAfter(buffer, cut,
-                        size, cutOffset, recordLogId, segment.blockSize()).endOffset < 0)
+                    // in a recycled segment the end is the first header that is not this segment's next record,
+                    // unless records of this segment's offsets lie after it (a zeroed or garbled block of
+                    // acknowledged records, issue 17) or its bytes were provably written by this segment
+                    final boolean recycledStop = segment.recycled() && stop != RecordScanner.Stop.LIMIT;
+                    final boolean validLater = recycledStop && validRecordAfter(buffer, cut, size, cutOffset,
+                        recordLogId, segment.blockSize()).endOffset >= 0;
+                    if (recycledStop && validLater)
+                    {
+                        damage = stop == RecordScanner.Stop.INVALID ? scanner.reason() :
+                            "an all-zero header with valid records of this segment after it";
+                    }
+                    else if (recycledStop && stop == RecordScanner.Stop.INVALID &&
+                        writtenHere(buffer, damageAt, size, segment.blockSize(), cutOffset, recordLogId))
+                    {
+                        damage = scanner.reason() + " (bytes this segment's own write covered, not stale ones)";
+                    }
+                    else if (recycledStop)
                     {
                         // the first stale byte after this segment's records: its end, as a zero header is in a
                         // zeroed file (a torn last write looks the same, and nothing of it was acknowledged
@@ -569,6 +823,17 @@ final class LogLoader
                     cut = from;
                     damageAt = from;
                     cutOffset = expected;
+                }
+                boolean bytesMissing = false;
+                if (damage == null && isLast && !cleanCheckpoint && direct.size() < size &&
+                    alignUp(cut) >= direct.size())
+                {
+                    // segment files are full-size from their preparation on (the size synced before the rename), so a
+                    // short one lost bytes; when its records run into its last block, records may have followed
+                    // there: after a crash nothing says how many (issue 17)
+                    damage = "the file is " + direct.size() + " bytes, shorter than its segment, and its records " +
+                        "reach its last block: bytes after them are missing";
+                    bytesMissing = true;
                 }
                 phase("scan");
                 if (damage == null && !isLast)
@@ -604,6 +869,10 @@ final class LogLoader
                     {
                         throw new CorruptLogException(where + " (recovery mode ABSOLUTE_CONSISTENCY)");
                     }
+                    else if (mode == RecoveryMode.TOLERATE_TORN_TAIL && bytesMissing)
+                    {
+                        throw new CorruptLogException(where + " (a lost part of a file, not a torn write)");
+                    }
                     else if (mode == RecoveryMode.TOLERATE_TORN_TAIL && after >= 0 && !segment.recycled() &&
                         !looksTorn(buffer, damageAt, valid.firstPosition))
                     {
@@ -632,6 +901,14 @@ final class LogLoader
                             "never written: the rest of an unacknowledged write, dropped)"));
                     }
                     cutPosition = cut;
+                    droppedFrom = droppedFrom < 0 ? cutOffset : Math.min(droppedFrom, cutOffset);
+                    if (segment.recycled())
+                    {
+                        // finishActive counts nothing in a recycled segment (its stale rest is expected): the
+                        // damaged write's blocks are not stale, so they are counted and logged here
+                        countZeroed(buffer, segment.path(), cut, Math.min(size,
+                            (Math.max(cut, damageAt) / segment.blockSize() + 1) * segment.blockSize()));
+                    }
                 }
                 finishActive(log, used, i, segment, page, direct, index, cut, cutOffset, scanner, readFrom,
                     damage != null);
@@ -697,6 +974,12 @@ final class LogLoader
             direct.datasync();
             if (fileSize < size)
             {
+                if (!cleanCheckpoint && mode == RecoveryMode.TRUNCATE_AT_CORRUPTION && cutHere)
+                {
+                    // after a crash the lost bytes past the file's end may have held records beyond the watermark:
+                    // how many cannot be known, so the dropped range is open-ended
+                    droppedUnbounded = true;
+                }
                 extendedBytes += size - fileSize;
                 LOG.log(System.Logger.Level.WARNING, "log '" + name + "': segment " + segment.path() + " was " +
                     fileSize + " bytes, shorter than its " + size + ": re-extended with zeros and synced");
@@ -723,7 +1006,12 @@ final class LogLoader
         segment.index(index);
         segment.writeFiles(direct, dsync);
         segment.page(page);
-        final long timestamp = scanner.records() > 0 ? scanner.lastTimestamp() : segment.maxTimestamp();
+        // the last record any scan of this segment saw (the one verified below the watermark counts: a scan from
+        // the watermark that finds the end at once has no record, and taking the segment's unset maximum then left
+        // the index written at the next clean close with timestamp bounds below its entries, rejected at the next
+        // open: issue 17, defect 8)
+        final long timestamp = scanner.lastRecordPosition() >= 0 ?
+            Math.max(scanner.lastTimestamp(), segment.maxTimestamp()) : segment.maxTimestamp();
         segment.maxTimestamp(timestamp);
         page.validFrom(Math.min(readFrom, alignDown(cut)));
         final boolean hasLast = scanner.lastRecordPosition() >= 0 && scanner.lastRecordPosition() < cut;
@@ -764,6 +1052,7 @@ final class LogLoader
             throw new CorruptLogException(where + " (recovery mode ABSOLUTE_CONSISTENCY)");
         }
         droppedEnd = Math.max(droppedEnd, endOfDropped(used, from, RecordDescriptor.recordLogId(meta.logId())));
+        droppedFrom = droppedFrom < 0 ? used.get(from).baseOffset() : Math.min(droppedFrom, used.get(from).baseOffset());
         for (int k = used.size() - 1; k >= from; k--)
         {
             final Segment later = used.remove(k);
@@ -778,12 +1067,19 @@ final class LogLoader
     /** The highest offset end found by scanning segments {@code from..} (TRUNCATE_AT_CORRUPTION's count), or -1. */
     private long endOfDropped(final List<Segment> used, final int from, final int recordLogId) throws IOException
     {
+        return endOfDropped(used, from, used.size(), recordLogId);
+    }
+
+    /** The same over segments {@code [from, to)}. */
+    private long endOfDropped(final List<Segment> used, final int from, final int to, final int recordLogId)
+        throws IOException
+    {
         long end = -1;
         final int size = used.get(from).capacity();
         final PageMemory memory = PageMemory.allocate(size, align);
         try
         {
-            for (int k = from; k < used.size(); k++)
+            for (int k = from; k < to; k++)
             {
                 final Segment s = used.get(k);
                 try (BlockFile f = io.open(s.path(), FileMode.READ, false))
@@ -943,6 +1239,39 @@ final class LogLoader
             }
         }
         return found;
+    }
+
+    /**
+     * In a recycled segment, whether the bytes at {@code at}, where the scan stopped on a header that failed its
+     * checks, were written by this segment rather than left by an older one (so they are damage, not its end).
+     * Every write covers whole blocks from a block boundary, so a position inside a block that the last good record
+     * (or its gap) shares was written by that record's write; and within a 512 B sector the write landed whole, so
+     * when the sector holding {@code at} also holds bytes already verified, the bytes at {@code at} are as written.
+     * A header carrying this log's id and the expected offset is this segment's record, whatever failed. At a block
+     * boundary, or at a sector boundary a torn write may not have reached, stale bytes are possible: not provable.
+     */
+    static boolean writtenHere(final UnsafeBuffer buffer, final int at, final int size, final int blockSize,
+        final long expectedOffset, final int recordLogId)
+    {
+        if (at + RecordDescriptor.HEADER_LENGTH <= size &&
+            buffer.getInt(at + RecordDescriptor.LOG_ID_OFFSET) == recordLogId &&
+            buffer.getLong(at + RecordDescriptor.OFFSET_OFFSET) == expectedOffset)
+        {
+            return true;
+        }
+        final int sector = 512;
+        if (at % blockSize == 0 || at % sector == 0)
+        {
+            return false;
+        }
+        if (buffer.getInt(at + RecordDescriptor.LENGTH_OFFSET) == 0)
+        {
+            // a gap's start: only its first sector (shared with the record before it) is proof; a later sector of
+            // it may be one a torn write did not reach
+            final int sectorEnd = Math.min(RecordDescriptor.gapEnd(at, blockSize), (at / sector + 1) * sector);
+            return !RecordScanner.isGap(buffer, at, sectorEnd);
+        }
+        return true;
     }
 
     /**

@@ -27,6 +27,31 @@ public final class SegmentFiles
     }
 
     /**
+     * Whether a directory holds a log: its {@code log.meta}, or, when that file was lost, a checkpoint or a segment
+     * file (opening such a log takes its identity from the segment headers; see issue 17).
+     *
+     * @param io  the I/O layer.
+     * @param dir a directory in the store.
+     * @return true when it holds a log's files.
+     * @throws IOException when it cannot be listed.
+     */
+    public static boolean isLogDirectory(final io.directlog.storage.io.BlockIo io, final Path dir) throws java.io.IOException
+    {
+        if (io.exists(dir.resolve(META_FILE)) || io.exists(dir.resolve(CHECKPOINT_FILE)))
+        {
+            return true;
+        }
+        for (final Path file : io.list(dir))
+        {
+            if (sequenceOf(file.getFileName().toString()) >= 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * @param dir      the log's directory.
      * @param sequence the segment's sequence number.
      * @return the segment's path.

@@ -1,0 +1,280 @@
+package io.directlog.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.directlog.storage.format.SegmentHeaderDescriptor;
+
+/**
+ * Damage to acknowledged records in a recycled active segment (one made from a file retention gave back, with
+ * stale records of older segments after its end): it is never taken for the end silently (issue 17, defect 1).
+ * Beyond the durable watermark the default mode cuts it as a torn tail and reports the valid records after it
+ * in {@link RecoveryReport#droppedRecords()}; {@link RecoveryMode#ABSOLUTE_CONSISTENCY} refuses; below the
+ * watermark it is {@link CorruptLogException}. Crash images are copies of an open store's directory (what a SIGKILL
+ * right after the last acknowledgement leaves, for DIRECT appends).
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class RecycledSegmentDamageTest
+{
+    private static final int SEGMENT = 1 << 20;
+    private static final int HEADER = SegmentHeaderDescriptor.LENGTH;
+    private static final int BLOCK = 4096;
+    private static final long SEED = Long.getLong("directlog.fault.seed", System.nanoTime());
+
+    /** A record of a segment's own, found by the test's parser (not the engine's scanner). */
+    private record Found(int position, int length, long offset)
+    {
+    }
+
+    private static StoreConfig config(final Path dir, final RecoveryMode mode, final Duration syncInterval)
+    {
+        return StoreConfig.builder(dir).memoryBudget(32L << 20).writerThreads(1).recoveryMode(mode)
+            .defaultLogConfig(LogConfig.builder().segmentSize(SEGMENT).syncInterval(syncInterval)
+                .retentionBytes(2L * SEGMENT).preparedSegments(1).durability(Durability.DIRECT).build())
+            .build();
+    }
+
+    /** Appends until the active segment is a recycled file; returns the end. */
+    private static long fillUntilRecycledSegmentIsActive(final Log log, final Path logDir) throws IOException
+    {
+        long end = log.endOffset();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() - deadline < 0)
+        {
+            RecoveryTest.append(log, end, end + 500);
+            end += 500;
+            final ByteBuffer h = header(newestSegment(logDir));
+            if (h.getLong(0) == SegmentHeaderDescriptor.MAGIC && end > 12_000 &&
+                (h.getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) & SegmentHeaderDescriptor.FLAG_RECYCLED) != 0)
+            {
+                return end;
+            }
+        }
+        throw new AssertionError("no segment was made from a recycled file within 60 s");
+    }
+
+    private static ByteBuffer header(final Path segment) throws IOException
+    {
+        return ByteBuffer.wrap(StoreFiles.read(segment, 0, HEADER)).order(ByteOrder.nativeOrder());
+    }
+
+    private static Path newestSegment(final Path logDir) throws IOException
+    {
+        final var segments = StoreFiles.segments(logDir);
+        for (int i = segments.size() - 1; i > 0; i--)
+        {
+            if (header(segments.get(i)).getLong(0) == SegmentHeaderDescriptor.MAGIC)
+            {
+                return segments.get(i);
+            }
+        }
+        return segments.get(0);
+    }
+
+    /** The segment's own records: offsets following on from its base, a zero length off a block boundary a gap. */
+    private static List<Found> records(final Path segment) throws IOException
+    {
+        final byte[] file = StoreFiles.read(segment, 0, SEGMENT);
+        final ByteBuffer b = ByteBuffer.wrap(file).order(ByteOrder.nativeOrder());
+        long expected = b.getLong(SegmentHeaderDescriptor.BASE_OFFSET_OFFSET);
+        final List<Found> found = new ArrayList<>();
+        int at = HEADER;
+        while (at + 32 <= file.length)
+        {
+            final int length = b.getInt(at);
+            if (length == 0 && at % BLOCK != 0)
+            {
+                at = (at / BLOCK + 1) * BLOCK;
+                continue;
+            }
+            if (length < 32 || b.getLong(at + 8) != expected)
+            {
+                break;
+            }
+            found.add(new Found(at, length, expected));
+            expected += b.getInt(at + 24);
+            at += (length + 7) & ~7;
+        }
+        return found;
+    }
+
+    /**
+     * A recycled active segment with {@code tail} DIRECT-acknowledged records beyond the durable watermark (the
+     * store reopened with an hour between syncs), as a crash image; returns {image, watermark offset, acked end}.
+     */
+    private static Object[] crashImageWithTail(final String name, final int tail) throws Exception
+    {
+        return crashImageWithTail(name, tail, true);
+    }
+
+    private static Object[] crashImageWithTail(final String name, final int tail, final boolean batchLast)
+        throws Exception
+    {
+        final Path dir = TestDirs.create(name);
+        final long durable;
+        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofMillis(20))))
+        {
+            durable = fillUntilRecycledSegmentIsActive(store.log("a"), dir.resolve("a"));
+        }
+        final Path image;
+        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofHours(1))))
+        {
+            final Log log = store.log("a");
+            // one record per write (each acknowledged before the next is sent), then a batch
+            final long lone = batchLast ? durable + tail / 2 : durable + tail;
+            for (long o = durable; o < lone; o++)
+            {
+                RecoveryTest.append(log, o, o + 1);
+            }
+            RecoveryTest.append(log, lone, durable + tail);
+            image = StoreFiles.crashImage(dir, name + "-image");
+        }
+        final long[] cp = StoreFiles.checkpoint(image.resolve("a"));
+        assertEquals(durable, cp[3], "the watermark");
+        final Path active = image.resolve("a").resolve(String.format("%020d.log", cp[1]));
+        assertTrue((header(active).getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) &
+            SegmentHeaderDescriptor.FLAG_RECYCLED) != 0, "the watermark's segment is recycled");
+        return new Object[] {image, durable, durable + tail};
+    }
+
+    private static Path activeOf(final Path image) throws IOException
+    {
+        return image.resolve("a").resolve(String.format("%020d.log", StoreFiles.checkpoint(image.resolve("a"))[1]));
+    }
+
+    @Test
+    void aZeroedBlockAtTheStartOfAcknowledgedRecordsInARecycledSegmentIsNeverTakenForTheEnd() throws Exception
+    {
+        final Object[] made = crashImageWithTail("recycled-zero-block", 60);
+        final Path image = (Path)made[0];
+        final long acked = (long)made[2];
+        final Path active = activeOf(image);
+        final List<Found> recs = records(active);
+        // the block where one of the newest records starts at a block boundary, with records after it
+        Found victim = null;
+        for (final Found f : recs)
+        {
+            if (f.position() % BLOCK == 0 && f.offset() < acked - 10 && f.offset() >= (long)made[1])
+            {
+                victim = f;
+            }
+        }
+        assertTrue(victim != null, "a record at a block boundary beyond the watermark");
+        StoreFiles.write(active, victim.position(), new byte[BLOCK]);
+        final long cutAt = victim.offset();
+
+        final Path strict = StoreFiles.crashImage(image, "recycled-zero-block-strict");
+        final Path truncating = StoreFiles.crashImage(image, "recycled-zero-block-truncating");
+        assertThrows(CorruptLogException.class,
+            () -> LogStore.open(config(strict, RecoveryMode.ABSOLUTE_CONSISTENCY, Duration.ofHours(1))).close());
+        for (final Path p : new Path[] {image, truncating})
+        {
+            final RecoveryMode mode = p == image ? RecoveryMode.TOLERATE_TORN_TAIL : RecoveryMode.TRUNCATE_AT_CORRUPTION;
+            try (LogStore store = LogStore.open(config(p, mode, Duration.ofHours(1))))
+            {
+                final Log log = store.log("a");
+                final RecoveryReport report = log.recoveryReport();
+                assertEquals(cutAt, log.endOffset(), mode + ": cut at the zeroed block: " + report);
+                assertTrue(report.cutPosition() > victim.position() - BLOCK && report.cutPosition() <= victim.position(),
+                    mode + ": the cut is the end of the record before the block (or its gap): " + report);
+                assertTrue(report.droppedRecords() >= acked - cutAt - 16, mode + ": the valid records after the hole " +
+                    "are reported (" + (acked - cutAt) + " acknowledged from the cut): " + report);
+                assertEquals(acked, log.endOffset() + report.droppedRecords(), mode + ": " + report);
+                RecoveryTest.assertRecords(log, Math.max(log.startOffset(), cutAt - 500), cutAt);
+                RecoveryTest.append(log, cutAt, cutAt + 5);
+            }
+        }
+    }
+
+    @Test
+    void aZeroedBlockBelowTheWatermarkOfARecycledSegmentIsCorruption() throws Exception
+    {
+        final Object[] made = crashImageWithTail("recycled-zero-below", 60);
+        final Path image = (Path)made[0];
+        final long durable = (long)made[1];
+        final Path active = activeOf(image);
+        Found victim = null;
+        for (final Found f : records(active))
+        {
+            if (f.offset() == durable - 1)
+            {
+                victim = f;
+            }
+        }
+        assertTrue(victim != null, "the record just below the watermark (recovery verifies it)");
+        StoreFiles.write(active, victim.position() / BLOCK * BLOCK, new byte[BLOCK]);
+        assertThrows(CorruptLogException.class,
+            () -> LogStore.open(config(image, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofHours(1))).close());
+    }
+
+    @Test
+    void garbageOverTheLastRecordOfABatchInARecycledSegmentIsReportedOrRefused() throws Exception
+    {
+        final Object[] made = crashImageWithTail("recycled-garbage-last", 60);
+        final Path image = (Path)made[0];
+        final long acked = (long)made[2];
+        final Path active = activeOf(image);
+        final List<Found> recs = records(active);
+        final Found last = recs.get(recs.size() - 1);
+        assertEquals(acked - 1, last.offset(), "the newest acknowledged record");
+        assertTrue(last.position() % BLOCK != 0, "the batch's last record shares its block with the one before it");
+        final byte[] garbage = new byte[512];
+        new Random(SEED).nextBytes(garbage);
+        StoreFiles.write(active, last.position(), garbage);
+
+        final Path strict = StoreFiles.crashImage(image, "recycled-garbage-last-strict");
+        assertThrows(CorruptLogException.class,
+            () -> LogStore.open(config(strict, RecoveryMode.ABSOLUTE_CONSISTENCY, Duration.ofHours(1))).close(),
+            "seed " + SEED);
+        try (LogStore store = LogStore.open(config(image, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofHours(1))))
+        {
+            final Log log = store.log("a");
+            final RecoveryReport report = log.recoveryReport();
+            assertEquals(acked - 1, log.endOffset(), report.toString());
+            assertTrue(report.tornTail(), "cut as a torn tail, not taken for the end: " + report);
+            assertEquals(last.position(), report.cutPosition(), report.toString());
+            assertTrue(report.zeroedBytes() > 0, "the garbage is counted where it was zeroed: " + report);
+        }
+    }
+
+    /**
+     * The same garbage over a record that was alone in its write, so it starts at a block boundary: a recycled
+     * file holds stale bytes of an older segment there, and nothing in format version 3 tells 512 random bytes
+     * from the middle of an older record at that position. Needs a format change (for example, each write's first
+     * record marked as such under its CRC together with the previous write's end) to be decided.
+     */
+    @Test
+    @Disabled("issue 17 defect 1, remainder: garbage over a record that starts at a block boundary of a recycled "
+        + "segment cannot be told from stale bytes in format version 3; it is cut as the end, unreported")
+    void garbageOverALoneRecordAtABlockBoundaryInARecycledSegmentIsReportedOrRefused() throws Exception
+    {
+        final Object[] made = crashImageWithTail("recycled-garbage-lone", 30, false);
+        final Path image = (Path)made[0];
+        final long acked = (long)made[2];
+        final Path active = activeOf(image);
+        final List<Found> recs = records(active);
+        final Found lone = recs.get(recs.size() - 1);
+        assertEquals(acked - 1, lone.offset());
+        assertEquals(0, lone.position() % BLOCK, "alone in its write");
+        final byte[] garbage = new byte[512];
+        new Random(SEED).nextBytes(garbage);
+        StoreFiles.write(active, lone.position(), garbage);
+        assertThrows(CorruptLogException.class,
+            () -> LogStore.open(config(image, RecoveryMode.ABSOLUTE_CONSISTENCY, Duration.ofHours(1))).close());
+    }
+}
