@@ -42,6 +42,8 @@ public final class KafkaNode implements BrokerUnderTest
     /** The line {@code KafkaRaftServer} logs when the node is up. */
     static final String STARTED_MARKER = "Kafka Server started";
     private static final String VERSION_MARKER = "Kafka version: ";
+    /** How long Kafka's clean shutdown may take before it is killed; it took over 10 s here under load. */
+    private static final Duration STOP_GRACE = Duration.ofSeconds(30);
 
     private final Process process;
     private final Path dataDir;
@@ -62,7 +64,7 @@ public final class KafkaNode implements BrokerUnderTest
         this.logFile = logFile;
         this.bootstrap = bootstrap;
         this.version = version;
-        this.shutdownHook = new Thread(() -> stop(process, Duration.ofSeconds(10)), "kafka-node-stop");
+        this.shutdownHook = new Thread(() -> stop(process, STOP_GRACE), "kafka-node-stop");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
@@ -185,7 +187,7 @@ public final class KafkaNode implements BrokerUnderTest
         {
             // The JVM is shutting down; the hook stops the child.
         }
-        stop(process, Duration.ofSeconds(30));
+        stop(process, STOP_GRACE);
         if (deleteDataDir)
         {
             deleteRecursively(dataDir);
