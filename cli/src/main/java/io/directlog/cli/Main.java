@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import io.directlog.cli.bench.BenchCommand;
+import io.directlog.cli.broker.BrokerCommand;
 
 /**
  * The entry point of {@code ./directlog}: picks the subcommand and turns its outcome into an exit code.
@@ -15,7 +16,7 @@ import io.directlog.cli.bench.BenchCommand;
 public final class Main
 {
     /** The commands, in the order {@code --help} lists them. */
-    static final List<Command> COMMANDS = List.of(new BenchCommand());
+    static final List<Command> COMMANDS = List.of(new BenchCommand(), new BrokerCommand());
 
     private static final String DEBUG_PROP_NAME = "directlog.debug";
 

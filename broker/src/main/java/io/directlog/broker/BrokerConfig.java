@@ -1,0 +1,286 @@
+package io.directlog.broker;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+import io.directlog.storage.Durability;
+import io.directlog.storage.StoreConfig;
+
+/**
+ * The broker's settings. Kafka's own names are given where a setting mirrors one. Immutable; build with
+ * {@link #builder(Path)}.
+ */
+public final class BrokerConfig
+{
+    /** The address listened on and advertised: loopback only (an advertised 0.0.0.0 breaks clients). */
+    public static final String HOST_DEFAULT = "127.0.0.1";
+    /** Kafka's port. */
+    public static final int PORT_DEFAULT = 9092;
+    /** Kafka's {@code socket.request.max.bytes}: 100 MiB. */
+    public static final int SOCKET_REQUEST_MAX_BYTES_DEFAULT = 100 << 20;
+    /**
+     * Default {@code segment.bytes} of a topic: 8 MiB, not Kafka's 1 GiB, because each partition log that has data
+     * holds a write page of its segment size from the store's memory budget (512 MiB: 64 such partitions).
+     */
+    public static final int SEGMENT_BYTES_DEFAULT = 8 << 20;
+    /** Kafka's {@code group.initial.rebalance.delay.ms}. */
+    public static final Duration INITIAL_REBALANCE_DELAY_DEFAULT = Duration.ofSeconds(3);
+
+    private final Path directory;
+    private final String host;
+    private final int port;
+    private final int nodeId;
+    private final String clusterId;
+    private final int socketRequestMaxBytes;
+    private final boolean autoCreateTopics;
+    private final int numPartitions;
+    private final int segmentBytes;
+    private final Durability durability;
+    private final long memoryBudget;
+    private final Duration initialRebalanceDelay;
+    private final int metricsPort;
+
+    private BrokerConfig(final Builder b)
+    {
+        directory = b.directory;
+        host = b.host;
+        port = b.port;
+        nodeId = b.nodeId;
+        clusterId = b.clusterId;
+        socketRequestMaxBytes = b.socketRequestMaxBytes;
+        autoCreateTopics = b.autoCreateTopics;
+        numPartitions = b.numPartitions;
+        segmentBytes = b.segmentBytes;
+        durability = b.durability;
+        memoryBudget = b.memoryBudget;
+        initialRebalanceDelay = b.initialRebalanceDelay;
+        metricsPort = b.metricsPort;
+    }
+
+    /**
+     * @param directory where the broker keeps its logs.
+     * @return a builder with the defaults.
+     */
+    public static Builder builder(final Path directory)
+    {
+        return new Builder(directory);
+    }
+
+    /** @return the data directory (one DirectLog store). */
+    public Path directory()
+    {
+        return directory;
+    }
+
+    /** @return the address listened on and advertised. */
+    public String host()
+    {
+        return host;
+    }
+
+    /** @return the port; 0 picks a free one. */
+    public int port()
+    {
+        return port;
+    }
+
+    /** @return this node's id in Metadata, FindCoordinator and DescribeCluster. */
+    public int nodeId()
+    {
+        return nodeId;
+    }
+
+    /** @return the cluster id Metadata reports. */
+    public String clusterId()
+    {
+        return clusterId;
+    }
+
+    /** @return the largest request frame; a larger length prefix closes the connection. */
+    public int socketRequestMaxBytes()
+    {
+        return socketRequestMaxBytes;
+    }
+
+    /** @return Kafka's {@code auto.create.topics.enable}: Metadata creates missing topics when the client allows. */
+    public boolean autoCreateTopics()
+    {
+        return autoCreateTopics;
+    }
+
+    /** @return Kafka's {@code num.partitions}: partitions of an auto-created topic or a CreateTopics with -1. */
+    public int numPartitions()
+    {
+        return numPartitions;
+    }
+
+    /** @return the default {@code segment.bytes}. */
+    public int segmentBytes()
+    {
+        return segmentBytes;
+    }
+
+    /** @return the default {@code directlog.durability} of topics. */
+    public Durability durability()
+    {
+        return durability;
+    }
+
+    /** @return the store's memory budget (write pages and read cache). */
+    public long memoryBudget()
+    {
+        return memoryBudget;
+    }
+
+    /** @return how long a new group waits for more members before its first rebalance completes. */
+    public Duration initialRebalanceDelay()
+    {
+        return initialRebalanceDelay;
+    }
+
+    /** @return the port of the Prometheus endpoint ({@code /metrics}); 0 picks a free one; -1 (the default) none. */
+    public int metricsPort()
+    {
+        return metricsPort;
+    }
+
+    /** Fluent builder; {@link #build()} checks the values. */
+    public static final class Builder
+    {
+        private final Path directory;
+        private String host = HOST_DEFAULT;
+        private int port = PORT_DEFAULT;
+        private int nodeId = 1;
+        private String clusterId = "directlog-cluster";
+        private int socketRequestMaxBytes = SOCKET_REQUEST_MAX_BYTES_DEFAULT;
+        private boolean autoCreateTopics = true;
+        private int numPartitions = 1;
+        private int segmentBytes = SEGMENT_BYTES_DEFAULT;
+        private Durability durability = Durability.DSYNC;
+        private long memoryBudget = StoreConfig.MEMORY_BUDGET_DEFAULT;
+        private Duration initialRebalanceDelay = INITIAL_REBALANCE_DELAY_DEFAULT;
+        private int metricsPort = -1;
+
+        private Builder(final Path directory)
+        {
+            this.directory = Objects.requireNonNull(directory, "directory");
+        }
+
+        /** @param host the address to listen on and advertise. @return this */
+        public Builder host(final String host)
+        {
+            this.host = host;
+            return this;
+        }
+
+        /** @param port the port, 0 for a free one. @return this */
+        public Builder port(final int port)
+        {
+            this.port = port;
+            return this;
+        }
+
+        /** @param nodeId this node's id. @return this */
+        public Builder nodeId(final int nodeId)
+        {
+            this.nodeId = nodeId;
+            return this;
+        }
+
+        /** @param clusterId the cluster id. @return this */
+        public Builder clusterId(final String clusterId)
+        {
+            this.clusterId = clusterId;
+            return this;
+        }
+
+        /** @param bytes the largest request frame. @return this */
+        public Builder socketRequestMaxBytes(final int bytes)
+        {
+            this.socketRequestMaxBytes = bytes;
+            return this;
+        }
+
+        /** @param enabled whether Metadata creates missing topics. @return this */
+        public Builder autoCreateTopics(final boolean enabled)
+        {
+            this.autoCreateTopics = enabled;
+            return this;
+        }
+
+        /** @param partitions partitions of auto-created topics. @return this */
+        public Builder numPartitions(final int partitions)
+        {
+            this.numPartitions = partitions;
+            return this;
+        }
+
+        /** @param bytes the default segment size of partition logs. @return this */
+        public Builder segmentBytes(final int bytes)
+        {
+            this.segmentBytes = bytes;
+            return this;
+        }
+
+        /** @param durability the default durability of topics. @return this */
+        public Builder durability(final Durability durability)
+        {
+            this.durability = durability;
+            return this;
+        }
+
+        /** @param bytes the store's memory budget. @return this */
+        public Builder memoryBudget(final long bytes)
+        {
+            this.memoryBudget = bytes;
+            return this;
+        }
+
+        /** @param delay the first rebalance's wait for more members. @return this */
+        public Builder initialRebalanceDelay(final Duration delay)
+        {
+            this.initialRebalanceDelay = delay;
+            return this;
+        }
+
+        /** @param port the Prometheus endpoint's port, 0 for a free one, -1 for none. @return this */
+        public Builder metricsPort(final int port)
+        {
+            this.metricsPort = port;
+            return this;
+        }
+
+        /**
+         * @return the checked configuration.
+         * @throws IllegalArgumentException naming the first bad value.
+         */
+        public BrokerConfig build()
+        {
+            if ("0.0.0.0".equals(host) || "::".equals(host))
+            {
+                throw new IllegalArgumentException("host must be an address clients can reach, got " + host);
+            }
+            if (port < 0 || port > 65535)
+            {
+                throw new IllegalArgumentException("port must be within [0, 65535], got " + port);
+            }
+            if (metricsPort < -1 || metricsPort > 65535)
+            {
+                throw new IllegalArgumentException("metricsPort must be -1 or within [0, 65535], got " + metricsPort);
+            }
+            if (socketRequestMaxBytes < 1024)
+            {
+                throw new IllegalArgumentException("socketRequestMaxBytes must be at least 1024, got " +
+                    socketRequestMaxBytes);
+            }
+            if (numPartitions < 1)
+            {
+                throw new IllegalArgumentException("numPartitions must be at least 1, got " + numPartitions);
+            }
+            Objects.requireNonNull(durability, "durability");
+            Objects.requireNonNull(initialRebalanceDelay, "initialRebalanceDelay");
+            return new BrokerConfig(this);
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package io.directlog.broker;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import io.directlog.broker.group.GroupApis;
+import io.directlog.broker.group.GroupCoordinator;
+import io.directlog.broker.network.KafkaConnection;
+import io.directlog.broker.network.RequestMetrics;
+import io.directlog.broker.topic.TopicConfig;
+import io.directlog.broker.topic.TopicRegistry;
+import io.directlog.storage.LogConfig;
+import io.directlog.storage.LogStore;
+import io.directlog.storage.StoreConfig;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
+
+/**
+ * A single-node broker that speaks the Kafka protocol and keeps every partition in a DirectLog log: one store
+ * under the data directory, the topic registry and the group coordinator over it, and a Netty server.
+ * <pre>{@code
+ * try (KafkaBroker broker = KafkaBroker.start(BrokerConfig.builder(dir).port(0).build())) {
+ *     String bootstrap = broker.bootstrapServers();   // "127.0.0.1:40123"
+ * }
+ * }</pre>
+ * Thread-safe.
+ */
+public final class KafkaBroker implements AutoCloseable
+{
+    private final BrokerConfig config;
+    private final LogStore store;
+    private final TopicRegistry topics;
+    private final GroupCoordinator groups;
+    private final ExecutorService admin;
+    private final EventLoopGroup bossGroup;
+    private final EventLoopGroup workerGroup;
+    private final Channel serverChannel;
+    private final int port;
+    private final PrometheusMeterRegistry registry;
+    private final MetricsEndpoint metrics;
+
+    private KafkaBroker(final BrokerConfig config) throws InterruptedException
+    {
+        this.config = config;
+        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        // the store's default log settings are the broker's topic defaults: the engine opens existing logs with them
+        this.store = LogStore.open(StoreConfig.builder(config.directory()).memoryBudget(config.memoryBudget())
+            .meterRegistry(registry)
+            .defaultLogConfig(LogConfig.builder().segmentSize(config.segmentBytes()).durability(config.durability())
+                .build())
+            .build());
+        boolean started = false;
+        TopicRegistry t = null;
+        GroupCoordinator g = null;
+        ExecutorService a = null;
+        EventLoopGroup boss = null;
+        EventLoopGroup workers = null;
+        MetricsEndpoint endpoint = null;
+        try
+        {
+            t = new TopicRegistry(store, TopicConfig.defaults(config.segmentBytes(), config.durability()));
+            g = new GroupCoordinator(store, config.initialRebalanceDelay().toMillis());
+            a = Executors.newSingleThreadExecutor(r ->
+            {
+                final Thread th = new Thread(r, "directlog-broker-admin");
+                th.setDaemon(true);
+                return th;
+            });
+            final int[] boundPort = {-1};
+            final GroupApis groupApis = new GroupApis(g, config.nodeId(), config.host(), () -> boundPort[0]);
+            final KafkaApis apis = new KafkaApis(config, t, a, groupApis);
+            final RequestMetrics requestMetrics = new RequestMetrics(registry);
+            final TopicRegistry topicsForGauge = t;
+            registry.gauge("directlog.broker.topics", topicsForGauge, r -> r.topics().size());
+            registry.gauge("directlog.broker.partitions", topicsForGauge,
+                r -> r.topics().stream().mapToInt(x -> x.partitions().size()).sum());
+            boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+            workers = new MultiThreadIoEventLoopGroup(0, NioIoHandler.newFactory());
+            final int maxFrame = config.socketRequestMaxBytes();
+            final Channel ch = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>()
+                {
+                    @Override
+                    protected void initChannel(final SocketChannel c)
+                    {
+                        c.pipeline()
+                            .addLast("frames", new LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4))
+                            .addLast("length", new LengthFieldPrepender(4))
+                            .addLast("kafka", new KafkaConnection(apis, requestMetrics));
+                    }
+                })
+                .bind(config.host(), config.port()).sync().channel();
+            boundPort[0] = ((InetSocketAddress)ch.localAddress()).getPort();
+            if (config.metricsPort() >= 0)
+            {
+                try
+                {
+                    endpoint = new MetricsEndpoint(config.host(), config.metricsPort(), registry);
+                }
+                catch (final java.io.IOException e)
+                {
+                    ch.close().syncUninterruptibly();
+                    throw new java.io.UncheckedIOException("cannot serve metrics on port " + config.metricsPort(), e);
+                }
+            }
+            this.metrics = endpoint;
+            apis.port(boundPort[0]);
+            this.topics = t;
+            this.groups = g;
+            this.admin = a;
+            this.bossGroup = boss;
+            this.workerGroup = workers;
+            this.serverChannel = ch;
+            this.port = boundPort[0];
+            started = true;
+        }
+        finally
+        {
+            if (!started)
+            {
+                if (boss != null)
+                {
+                    boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+                }
+                if (workers != null)
+                {
+                    workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+                }
+                if (a != null)
+                {
+                    a.shutdownNow();
+                }
+                if (g != null)
+                {
+                    g.close();
+                }
+                store.close();
+            }
+        }
+    }
+
+    /**
+     * Opens the store (recovering every partition, the topic registry and the groups) and starts listening.
+     *
+     * @param config the broker's settings.
+     * @return the running broker.
+     * @throws InterruptedException when interrupted while binding.
+     */
+    public static KafkaBroker start(final BrokerConfig config) throws InterruptedException
+    {
+        return new KafkaBroker(config);
+    }
+
+    /** @return the bound port. */
+    public int port()
+    {
+        return port;
+    }
+
+    /** @return {@code host:port}, for a client's {@code bootstrap.servers}. */
+    public String bootstrapServers()
+    {
+        return config.host() + ":" + port;
+    }
+
+    /** @return the port of the Prometheus endpoint, or -1 when there is none. */
+    public int metricsPort()
+    {
+        return metrics == null ? -1 : metrics.port();
+    }
+
+    /** @return the broker's and the engine's meters. */
+    public PrometheusMeterRegistry meterRegistry()
+    {
+        return registry;
+    }
+
+    /** @return the broker's settings. */
+    public BrokerConfig config()
+    {
+        return config;
+    }
+
+    /** @return the number of topics. */
+    public int topicCount()
+    {
+        return topics.topics().size();
+    }
+
+    /** Stops accepting, closes connections, stops the coordinator, then closes every log cleanly. Idempotent. */
+    @Override
+    public synchronized void close()
+    {
+        if (!serverChannel.isOpen() && bossGroup.isShutdown())
+        {
+            return;
+        }
+        if (metrics != null)
+        {
+            metrics.close();
+        }
+        serverChannel.close().syncUninterruptibly();
+        bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        admin.shutdown();
+        try
+        {
+            admin.awaitTermination(10, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+        groups.close();
+        topics.close();
+        store.close();
+        registry.close();
+    }
+}

@@ -1,0 +1,66 @@
+package io.directlog.broker.group;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * One classic consumer group: its state, generation, members, and committed offsets.
+ * <p>
+ * Not thread-safe; owned by the coordinator thread.
+ */
+final class Group
+{
+    /** Kafka's classic group states, named as DescribeGroups and ListGroups report them. */
+    enum State
+    {
+        EMPTY("Empty"), PREPARING_REBALANCE("PreparingRebalance"), COMPLETING_REBALANCE("CompletingRebalance"),
+        STABLE("Stable"), DEAD("Dead");
+
+        final String kafkaName;
+
+        State(final String kafkaName)
+        {
+            this.kafkaName = kafkaName;
+        }
+    }
+
+    /** A committed offset's key. */
+    record TopicPartition(String topic, int partition)
+    {
+    }
+
+    final String id;
+    State state = State.EMPTY;
+    String protocolType;
+    String protocolName;
+    int generation;
+    String leaderId;
+    final LinkedHashMap<String, Member> members = new LinkedHashMap<>();
+    final Map<String, String> staticMembers = new HashMap<>();
+    final Map<TopicPartition, OffsetLog.Commit> offsets = new HashMap<>();
+    ScheduledFuture<?> joinTimer;
+    /** True while a new group waits group.initial.rebalance.delay.ms for more members. */
+    boolean initialDelay;
+
+    Group(final String id)
+    {
+        this.id = id;
+    }
+
+    boolean hasMembers()
+    {
+        return !members.isEmpty();
+    }
+
+    int rebalanceTimeoutMs()
+    {
+        int max = 0;
+        for (final Member m : members.values())
+        {
+            max = Math.max(max, m.rebalanceTimeoutMs);
+        }
+        return max;
+    }
+}

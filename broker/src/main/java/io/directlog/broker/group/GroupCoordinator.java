@@ -1,0 +1,854 @@
+package io.directlog.broker.group;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import org.apache.kafka.common.message.DeleteGroupsResponseData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupResponseData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.protocol.Errors;
+
+import io.directlog.storage.LogStore;
+
+/**
+ * The classic-protocol group coordinator: JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch
+ * and the group admin calls, with Kafka's semantics (KIP-62 session and rebalance timeouts, KIP-345 static
+ * membership, generation checks).
+ * <p>
+ * A rebalance: a join (or a member leaving or expiring) moves the group to PreparingRebalance; JoinGroup requests
+ * are parked until every known member has rejoined or the largest rebalance timeout passes (members that did not
+ * rejoin are dropped; a new group first waits {@code group.initial.rebalance.delay.ms} for more members). Then the
+ * generation moves on, the leader gets the member list, every member its join response, and the group waits in
+ * CompletingRebalance for the leader's SyncGroup, whose assignment answers the parked SyncGroups. Heartbeats during
+ * PreparingRebalance answer REBALANCE_IN_PROGRESS, which makes members rejoin.
+ * <p>
+ * Simplifications against Kafka: no MEMBER_ID_REQUIRED round trip (a member id is given at the first join); any
+ * JoinGroup from a known member of a stable group starts a rebalance; a static member that rejoins with a new
+ * member id replaces its old id and the group rebalances. Group membership is not persisted: after a restart
+ * groups are Empty (generation kept) and members rejoin when their heartbeat meets UNKNOWN_MEMBER_ID.
+ * <p>
+ * Thread-safe: every operation runs on the coordinator's own thread; public methods return futures.
+ */
+public final class GroupCoordinator implements AutoCloseable
+{
+    /** Kafka's group.min.session.timeout.ms and group.max.session.timeout.ms. */
+    static final int MIN_SESSION_TIMEOUT_MS = 6_000;
+    static final int MAX_SESSION_TIMEOUT_MS = 1_800_000;
+    /** Kafka's offset.metadata.max.bytes. */
+    static final int MAX_METADATA_LENGTH = 4096;
+    private static final long SWEEP_INTERVAL_MS = 500;
+    /** ListGroups v5's name for groups of the classic protocol. */
+    private static final String CLASSIC = "classic";
+    private static final System.Logger LOG = System.getLogger(GroupCoordinator.class.getName());
+
+    private final ScheduledExecutorService thread;
+    private final OffsetLog offsetLog;
+    private final long initialDelayMs;
+    private final Map<String, Group> groups = new HashMap<>();
+
+    /**
+     * Opens the coordinator and replays the groups' log.
+     *
+     * @param store          the store holding the groups' log.
+     * @param initialDelayMs Kafka's group.initial.rebalance.delay.ms.
+     */
+    public GroupCoordinator(final LogStore store, final long initialDelayMs)
+    {
+        this.offsetLog = new OffsetLog(store);
+        this.initialDelayMs = initialDelayMs;
+        this.thread = Executors.newSingleThreadScheduledExecutor(r ->
+        {
+            final Thread t = new Thread(r, "directlog-group-coordinator");
+            t.setDaemon(true);
+            return t;
+        });
+        offsetLog.replay(new OffsetLog.Visitor()
+        {
+            @Override
+            public void onCommit(final String group, final OffsetLog.Commit c)
+            {
+                groups.computeIfAbsent(group, Group::new).offsets.put(new Group.TopicPartition(c.topic(), c.partition()), c);
+            }
+
+            @Override
+            public void onGroup(final String group, final String protocolType, final int generation,
+                final String protocolName)
+            {
+                final Group g = groups.computeIfAbsent(group, Group::new);
+                g.protocolType = protocolType.isEmpty() ? null : protocolType;
+                g.generation = generation;
+            }
+
+            @Override
+            public void onDelete(final String group)
+            {
+                groups.remove(group);
+            }
+        });
+        thread.scheduleWithFixedDelay(this::expireSessions, SWEEP_INTERVAL_MS, SWEEP_INTERVAL_MS, TimeUnit.MILLISECONDS);
+    }
+
+    private <T> CompletableFuture<T> onThread(final Supplier<CompletableFuture<T>> task)
+    {
+        final CompletableFuture<T> result = new CompletableFuture<>();
+        thread.execute(() ->
+        {
+            try
+            {
+                task.get().whenComplete((v, e) ->
+                {
+                    if (e != null)
+                    {
+                        result.completeExceptionally(e);
+                    }
+                    else
+                    {
+                        result.complete(v);
+                    }
+                });
+            }
+            catch (final RuntimeException e)
+            {
+                result.completeExceptionally(e);
+            }
+        });
+        return result;
+    }
+
+    // ---------------------------------------------------------------- JoinGroup
+
+    /**
+     * @param req        the request.
+     * @param version    its version.
+     * @param clientId   the client's id.
+     * @param clientHost the client's address.
+     * @return the response, once the rebalance completes (or at once on error).
+     */
+    public CompletableFuture<JoinGroupResponseData> join(final JoinGroupRequestData req, final short version,
+        final String clientId, final String clientHost)
+    {
+        return onThread(() -> doJoin(req, version, clientId, clientHost));
+    }
+
+    private static JoinGroupResponseData joinError(final Errors error, final String memberId)
+    {
+        return new JoinGroupResponseData().setErrorCode(error.code()).setMemberId(memberId).setGenerationId(-1)
+            .setProtocolName(null).setLeader("");
+    }
+
+    private CompletableFuture<JoinGroupResponseData> doJoin(final JoinGroupRequestData req, final short version,
+        final String clientId, final String clientHost)
+    {
+        if (req.groupId() == null || req.groupId().isEmpty())
+        {
+            return CompletableFuture.completedFuture(joinError(Errors.INVALID_GROUP_ID, req.memberId()));
+        }
+        if (req.sessionTimeoutMs() < MIN_SESSION_TIMEOUT_MS || req.sessionTimeoutMs() > MAX_SESSION_TIMEOUT_MS)
+        {
+            return CompletableFuture.completedFuture(joinError(Errors.INVALID_SESSION_TIMEOUT, req.memberId()));
+        }
+        final Group g = groups.computeIfAbsent(req.groupId(), Group::new);
+        if (g.hasMembers() && (!req.protocolType().equals(g.protocolType) || !sharesProtocol(g, req)))
+        {
+            return CompletableFuture.completedFuture(joinError(Errors.INCONSISTENT_GROUP_PROTOCOL, req.memberId()));
+        }
+        final String instanceId = req.groupInstanceId();
+        Member m;
+        if (req.memberId().isEmpty())
+        {
+            final String newId = (instanceId != null ? instanceId : clientId) + "-" + UUID.randomUUID();
+            if (instanceId != null && g.staticMembers.containsKey(instanceId))
+            {
+                final Member old = g.members.remove(g.staticMembers.get(instanceId));
+                if (old != null)
+                {
+                    fence(old);
+                }
+            }
+            m = new Member(newId, instanceId, clientId, clientHost);
+            g.members.put(newId, m);
+            if (instanceId != null)
+            {
+                g.staticMembers.put(instanceId, newId);
+            }
+        }
+        else
+        {
+            m = g.members.get(req.memberId());
+            if (instanceId != null && g.staticMembers.containsKey(instanceId) &&
+                !g.staticMembers.get(instanceId).equals(req.memberId()))
+            {
+                return CompletableFuture.completedFuture(joinError(Errors.FENCED_INSTANCE_ID, req.memberId()));
+            }
+            if (m == null)
+            {
+                return CompletableFuture.completedFuture(joinError(Errors.UNKNOWN_MEMBER_ID, req.memberId()));
+            }
+        }
+        m.sessionTimeoutMs = req.sessionTimeoutMs();
+        m.rebalanceTimeoutMs = version == 0 ? req.sessionTimeoutMs() : req.rebalanceTimeoutMs();
+        m.protocols = new ArrayList<>();
+        for (final JoinGroupRequestData.JoinGroupRequestProtocol p : req.protocols())
+        {
+            m.protocols.add(new Member.Protocol(p.name(), p.metadata()));
+        }
+        if (m.join != null)
+        {
+            m.join.complete(joinError(Errors.UNKNOWN_MEMBER_ID, m.memberId)); // superseded by this join
+        }
+        m.join = new CompletableFuture<>();
+        m.joinVersion = version;
+        m.touch(System.nanoTime());
+        g.protocolType = req.protocolType();
+        final CompletableFuture<JoinGroupResponseData> result = m.join;
+        if (g.state != Group.State.PREPARING_REBALANCE)
+        {
+            prepareRebalance(g);
+        }
+        maybeCompleteJoin(g);
+        return result;
+    }
+
+    private static boolean sharesProtocol(final Group g, final JoinGroupRequestData req)
+    {
+        for (final JoinGroupRequestData.JoinGroupRequestProtocol p : req.protocols())
+        {
+            boolean all = true;
+            for (final Member m : g.members.values())
+            {
+                if (m.protocols != null && !m.protocols.isEmpty() && !m.supports(p.name()))
+                {
+                    all = false;
+                    break;
+                }
+            }
+            if (all)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void fence(final Member old)
+    {
+        if (old.join != null)
+        {
+            old.join.complete(joinError(Errors.FENCED_INSTANCE_ID, old.memberId));
+        }
+        if (old.sync != null)
+        {
+            old.sync.complete(new SyncGroupResponseData().setErrorCode(Errors.FENCED_INSTANCE_ID.code()));
+        }
+    }
+
+    private void prepareRebalance(final Group g)
+    {
+        if (g.state == Group.State.COMPLETING_REBALANCE)
+        {
+            for (final Member m : g.members.values())
+            {
+                if (m.sync != null)
+                {
+                    m.sync.complete(new SyncGroupResponseData().setErrorCode(Errors.REBALANCE_IN_PROGRESS.code()));
+                    m.sync = null;
+                }
+            }
+        }
+        final boolean wasEmpty = g.state == Group.State.EMPTY;
+        g.state = Group.State.PREPARING_REBALANCE;
+        if (g.joinTimer != null)
+        {
+            g.joinTimer.cancel(false);
+        }
+        final long delay = wasEmpty && initialDelayMs > 0 ? Math.min(initialDelayMs, g.rebalanceTimeoutMs()) :
+            g.rebalanceTimeoutMs();
+        g.initialDelay = wasEmpty && initialDelayMs > 0;
+        g.joinTimer = thread.schedule(() ->
+        {
+            g.joinTimer = null;
+            g.initialDelay = false;
+            if (g.state == Group.State.PREPARING_REBALANCE && groups.get(g.id) == g)
+            {
+                completeJoin(g);
+            }
+        }, delay, TimeUnit.MILLISECONDS);
+    }
+
+    private void maybeCompleteJoin(final Group g)
+    {
+        if (g.state != Group.State.PREPARING_REBALANCE || g.initialDelay)
+        {
+            return;
+        }
+        for (final Member m : g.members.values())
+        {
+            if (m.join == null)
+            {
+                return;
+            }
+        }
+        if (g.joinTimer != null)
+        {
+            g.joinTimer.cancel(false);
+            g.joinTimer = null;
+        }
+        completeJoin(g);
+    }
+
+    private void completeJoin(final Group g)
+    {
+        for (final Iterator<Member> it = g.members.values().iterator(); it.hasNext(); )
+        {
+            final Member m = it.next();
+            if (m.join == null)
+            {
+                it.remove(); // did not rejoin within the rebalance timeout
+                if (m.instanceId != null)
+                {
+                    g.staticMembers.remove(m.instanceId);
+                }
+            }
+        }
+        g.generation++;
+        if (!g.hasMembers())
+        {
+            g.state = Group.State.EMPTY;
+            g.protocolName = null;
+            g.leaderId = null;
+            offsetLog.group(g.id, g.protocolType, g.generation, "");
+            return;
+        }
+        g.protocolName = selectProtocol(g);
+        if (g.leaderId == null || !g.members.containsKey(g.leaderId))
+        {
+            g.leaderId = g.members.keySet().iterator().next();
+        }
+        g.state = Group.State.COMPLETING_REBALANCE;
+        final long now = System.nanoTime();
+        offsetLog.group(g.id, g.protocolType, g.generation, g.protocolName);
+        for (final Member m : g.members.values())
+        {
+            final JoinGroupResponseData resp = new JoinGroupResponseData().setErrorCode(Errors.NONE.code())
+                .setGenerationId(g.generation).setProtocolType(g.protocolType).setProtocolName(g.protocolName)
+                .setLeader(g.leaderId).setMemberId(m.memberId);
+            if (m.memberId.equals(g.leaderId))
+            {
+                for (final Member other : g.members.values())
+                {
+                    resp.members().add(new JoinGroupResponseData.JoinGroupResponseMember().setMemberId(other.memberId)
+                        .setGroupInstanceId(other.instanceId).setMetadata(other.metadata(g.protocolName)));
+                }
+            }
+            if (m.joinVersion < 7)
+            {
+                resp.setProtocolType(null);
+            }
+            final CompletableFuture<JoinGroupResponseData> join = m.join;
+            m.join = null;
+            m.touch(now);
+            join.complete(resp);
+        }
+    }
+
+    private static String selectProtocol(final Group g)
+    {
+        // every member votes for its most preferred protocol that all members support (ClassicGroup.selectProtocol)
+        final Map<String, Integer> votes = new HashMap<>();
+        String best = null;
+        for (final Member m : g.members.values())
+        {
+            for (final Member.Protocol p : m.protocols)
+            {
+                boolean all = true;
+                for (final Member other : g.members.values())
+                {
+                    all &= other.supports(p.name());
+                }
+                if (all)
+                {
+                    final int v = votes.merge(p.name(), 1, Integer::sum);
+                    if (best == null || v > votes.get(best))
+                    {
+                        best = p.name();
+                    }
+                    break;
+                }
+            }
+        }
+        return best;
+    }
+
+    // ---------------------------------------------------------------- SyncGroup, Heartbeat, LeaveGroup
+
+    /**
+     * @param req     the request.
+     * @param version its version.
+     * @return the member's assignment once the leader has sent it.
+     */
+    public CompletableFuture<SyncGroupResponseData> sync(final SyncGroupRequestData req, final short version)
+    {
+        return onThread(() ->
+        {
+            final Group g = groups.get(req.groupId());
+            final Member m = g == null ? null : g.members.get(req.memberId());
+            if (m == null)
+            {
+                return CompletableFuture.completedFuture(syncError(Errors.UNKNOWN_MEMBER_ID));
+            }
+            if (req.generationId() != g.generation)
+            {
+                return CompletableFuture.completedFuture(syncError(Errors.ILLEGAL_GENERATION));
+            }
+            m.touch(System.nanoTime());
+            switch (g.state)
+            {
+                case PREPARING_REBALANCE:
+                    return CompletableFuture.completedFuture(syncError(Errors.REBALANCE_IN_PROGRESS));
+                case STABLE:
+                    return CompletableFuture.completedFuture(syncOk(g, m, version));
+                case COMPLETING_REBALANCE:
+                    m.sync = new CompletableFuture<>();
+                    final CompletableFuture<SyncGroupResponseData> result = m.sync;
+                    if (m.memberId.equals(g.leaderId))
+                    {
+                        for (final Member each : g.members.values())
+                        {
+                            each.assignment = new byte[0];
+                        }
+                        for (final SyncGroupRequestData.SyncGroupRequestAssignment a : req.assignments())
+                        {
+                            final Member target = g.members.get(a.memberId());
+                            if (target != null)
+                            {
+                                target.assignment = a.assignment();
+                            }
+                        }
+                        g.state = Group.State.STABLE;
+                        for (final Member each : g.members.values())
+                        {
+                            if (each.sync != null)
+                            {
+                                final CompletableFuture<SyncGroupResponseData> s = each.sync;
+                                each.sync = null;
+                                s.complete(syncOk(g, each, version));
+                            }
+                        }
+                    }
+                    return result;
+                default:
+                    return CompletableFuture.completedFuture(syncError(Errors.UNKNOWN_MEMBER_ID));
+            }
+        });
+    }
+
+    private static SyncGroupResponseData syncError(final Errors error)
+    {
+        return new SyncGroupResponseData().setErrorCode(error.code()).setAssignment(new byte[0]);
+    }
+
+    private static SyncGroupResponseData syncOk(final Group g, final Member m, final short version)
+    {
+        final SyncGroupResponseData resp = new SyncGroupResponseData().setErrorCode(Errors.NONE.code())
+            .setAssignment(m.assignment);
+        if (version >= 5)
+        {
+            resp.setProtocolType(g.protocolType).setProtocolName(g.protocolName);
+        }
+        return resp;
+    }
+
+    /**
+     * @param req the request.
+     * @return the response.
+     */
+    public CompletableFuture<HeartbeatResponseData> heartbeat(final HeartbeatRequestData req)
+    {
+        return onThread(() ->
+        {
+            final Group g = groups.get(req.groupId());
+            final Member m = g == null ? null : g.members.get(req.memberId());
+            final Errors error;
+            if (m == null)
+            {
+                error = Errors.UNKNOWN_MEMBER_ID;
+            }
+            else if (req.generationId() != g.generation)
+            {
+                error = Errors.ILLEGAL_GENERATION;
+            }
+            else
+            {
+                m.touch(System.nanoTime());
+                error = g.state == Group.State.PREPARING_REBALANCE ? Errors.REBALANCE_IN_PROGRESS : Errors.NONE;
+            }
+            return CompletableFuture.completedFuture(new HeartbeatResponseData().setErrorCode(error.code()));
+        });
+    }
+
+    /**
+     * @param req     the request.
+     * @param version its version (v3+ carries a list of members).
+     * @return the response.
+     */
+    public CompletableFuture<LeaveGroupResponseData> leave(final LeaveGroupRequestData req, final short version)
+    {
+        return onThread(() ->
+        {
+            final Group g = groups.get(req.groupId());
+            final LeaveGroupResponseData resp = new LeaveGroupResponseData().setErrorCode(Errors.NONE.code());
+            final List<LeaveGroupRequestData.MemberIdentity> leaving = new ArrayList<>(req.members());
+            if (version < 3)
+            {
+                leaving.add(new LeaveGroupRequestData.MemberIdentity().setMemberId(req.memberId()));
+            }
+            boolean removed = false;
+            for (final LeaveGroupRequestData.MemberIdentity id : leaving)
+            {
+                String memberId = id.memberId();
+                if (g != null && (memberId == null || memberId.isEmpty()) && id.groupInstanceId() != null)
+                {
+                    memberId = g.staticMembers.get(id.groupInstanceId());
+                }
+                final Member m = g == null || memberId == null ? null : g.members.remove(memberId);
+                if (m != null)
+                {
+                    removed = true;
+                    if (m.instanceId != null)
+                    {
+                        g.staticMembers.remove(m.instanceId);
+                    }
+                    fence(m);
+                }
+                resp.members().add(new LeaveGroupResponseData.MemberResponse().setMemberId(id.memberId())
+                    .setGroupInstanceId(id.groupInstanceId())
+                    .setErrorCode((m == null ? Errors.UNKNOWN_MEMBER_ID : Errors.NONE).code()));
+            }
+            if (version < 3)
+            {
+                resp.setErrorCode(resp.members().get(0).errorCode());
+                resp.members().clear();
+            }
+            if (removed)
+            {
+                onMembershipLoss(g);
+            }
+            return CompletableFuture.completedFuture(resp);
+        });
+    }
+
+    private void onMembershipLoss(final Group g)
+    {
+        if (!g.hasMembers())
+        {
+            if (g.joinTimer != null)
+            {
+                g.joinTimer.cancel(false);
+                g.joinTimer = null;
+            }
+            g.state = Group.State.EMPTY;
+            g.leaderId = null;
+            return;
+        }
+        if (g.state == Group.State.PREPARING_REBALANCE)
+        {
+            maybeCompleteJoin(g);
+        }
+        else
+        {
+            prepareRebalance(g);
+        }
+    }
+
+    private void expireSessions()
+    {
+        final long now = System.nanoTime();
+        for (final Group g : new ArrayList<>(groups.values()))
+        {
+            boolean removed = false;
+            for (final Iterator<Member> it = g.members.values().iterator(); it.hasNext(); )
+            {
+                final Member m = it.next();
+                // a member parked in JoinGroup is waited for by the rebalance timeout, not its session
+                if (m.join == null && now - m.sessionDeadlineNanos > 0)
+                {
+                    it.remove();
+                    if (m.instanceId != null)
+                    {
+                        g.staticMembers.remove(m.instanceId);
+                    }
+                    fence(m);
+                    removed = true;
+                }
+            }
+            if (removed)
+            {
+                onMembershipLoss(g);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- OffsetCommit, OffsetFetch
+
+    /**
+     * @param req the request.
+     * @return the response, once the commit is durable.
+     */
+    public CompletableFuture<OffsetCommitResponseData> commit(final OffsetCommitRequestData req)
+    {
+        return onThread(() ->
+        {
+            final Group existing = groups.get(req.groupId());
+            Errors error = Errors.NONE;
+            if (req.groupId() == null || req.groupId().isEmpty())
+            {
+                error = Errors.INVALID_GROUP_ID;
+            }
+            else if (req.generationIdOrMemberEpoch() < 0 && (req.memberId() == null || req.memberId().isEmpty()))
+            {
+                if (existing != null && existing.hasMembers())
+                {
+                    error = Errors.UNKNOWN_MEMBER_ID; // a simple commit into a group with live members
+                }
+            }
+            else
+            {
+                final Member m = existing == null ? null : existing.members.get(req.memberId());
+                if (m == null)
+                {
+                    error = Errors.UNKNOWN_MEMBER_ID;
+                }
+                else if (req.generationIdOrMemberEpoch() != existing.generation)
+                {
+                    error = Errors.ILLEGAL_GENERATION;
+                }
+                else if (existing.state == Group.State.COMPLETING_REBALANCE)
+                {
+                    error = Errors.REBALANCE_IN_PROGRESS;
+                }
+                else
+                {
+                    m.touch(System.nanoTime());
+                }
+            }
+            final OffsetCommitResponseData resp = new OffsetCommitResponseData();
+            final List<OffsetLog.Commit> commits = new ArrayList<>();
+            final long now = System.currentTimeMillis();
+            for (final OffsetCommitRequestData.OffsetCommitRequestTopic t : req.topics())
+            {
+                final OffsetCommitResponseData.OffsetCommitResponseTopic rt =
+                    new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(t.name());
+                resp.topics().add(rt);
+                for (final OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions())
+                {
+                    Errors pe = error;
+                    if (pe == Errors.NONE && p.committedMetadata() != null &&
+                        p.committedMetadata().length() > MAX_METADATA_LENGTH)
+                    {
+                        pe = Errors.OFFSET_METADATA_TOO_LARGE;
+                    }
+                    if (pe == Errors.NONE)
+                    {
+                        commits.add(new OffsetLog.Commit(t.name(), p.partitionIndex(), p.committedOffset(),
+                            p.committedLeaderEpoch(), p.committedMetadata() == null ? "" : p.committedMetadata(), now));
+                    }
+                    rt.partitions().add(new OffsetCommitResponseData.OffsetCommitResponsePartition()
+                        .setPartitionIndex(p.partitionIndex()).setErrorCode(pe.code()));
+                }
+            }
+            if (commits.isEmpty())
+            {
+                return CompletableFuture.completedFuture(resp);
+            }
+            return offsetLog.commit(req.groupId(), commits).handleAsync((offset, e) ->
+            {
+                if (e != null)
+                {
+                    LOG.log(System.Logger.Level.WARNING, "commit of group " + req.groupId() + " failed", e);
+                    for (final OffsetCommitResponseData.OffsetCommitResponseTopic rt : resp.topics())
+                    {
+                        for (final OffsetCommitResponseData.OffsetCommitResponsePartition rp : rt.partitions())
+                        {
+                            if (rp.errorCode() == Errors.NONE.code())
+                            {
+                                rp.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code());
+                            }
+                        }
+                    }
+                    return resp;
+                }
+                final Group g = groups.computeIfAbsent(req.groupId(), Group::new);
+                for (final OffsetLog.Commit c : commits)
+                {
+                    g.offsets.put(new Group.TopicPartition(c.topic(), c.partition()), c);
+                }
+                return resp;
+            }, thread);
+        });
+    }
+
+    /** A committed offset as OffsetFetch reports it. */
+    public record Committed(long offset, int leaderEpoch, String metadata)
+    {
+    }
+
+    /**
+     * @param groupId    the group.
+     * @param partitions topic to partitions asked for; null for every committed one.
+     * @return topic to (partition to committed offset); offset -1 where nothing is committed.
+     */
+    public CompletableFuture<Map<String, Map<Integer, Committed>>> fetchOffsets(final String groupId,
+        final Map<String, List<Integer>> partitions)
+    {
+        return onThread(() ->
+        {
+            final Group g = groups.get(groupId);
+            final Map<String, Map<Integer, Committed>> out = new java.util.LinkedHashMap<>();
+            if (partitions == null)
+            {
+                if (g != null)
+                {
+                    g.offsets.forEach((tp, c) -> out.computeIfAbsent(tp.topic(), t -> new java.util.TreeMap<>())
+                        .put(tp.partition(), new Committed(c.offset(), c.leaderEpoch(), c.metadata())));
+                }
+                return CompletableFuture.completedFuture(out);
+            }
+            partitions.forEach((topic, list) ->
+            {
+                final Map<Integer, Committed> m = out.computeIfAbsent(topic, t -> new java.util.LinkedHashMap<>());
+                for (final int p : list)
+                {
+                    final OffsetLog.Commit c = g == null ? null : g.offsets.get(new Group.TopicPartition(topic, p));
+                    m.put(p, c == null ? new Committed(-1, -1, "") : new Committed(c.offset(), c.leaderEpoch(),
+                        c.metadata()));
+                }
+            });
+            return CompletableFuture.completedFuture(out);
+        });
+    }
+
+    // ---------------------------------------------------------------- DescribeGroups, ListGroups, DeleteGroups
+
+    /**
+     * @param groupIds the groups.
+     * @return their descriptions (unknown groups: state Dead).
+     */
+    public CompletableFuture<List<DescribeGroupsResponseData.DescribedGroup>> describe(final List<String> groupIds)
+    {
+        return onThread(() ->
+        {
+            final List<DescribeGroupsResponseData.DescribedGroup> out = new ArrayList<>();
+            for (final String id : groupIds)
+            {
+                final Group g = groups.get(id);
+                final DescribeGroupsResponseData.DescribedGroup d = new DescribeGroupsResponseData.DescribedGroup()
+                    .setGroupId(id).setErrorCode(Errors.NONE.code());
+                if (g == null)
+                {
+                    d.setGroupState(Group.State.DEAD.kafkaName).setProtocolType("").setProtocolData("");
+                }
+                else
+                {
+                    d.setGroupState(g.state.kafkaName).setProtocolType(g.protocolType == null ? "" : g.protocolType)
+                        .setProtocolData(g.state == Group.State.STABLE && g.protocolName != null ? g.protocolName : "");
+                    for (final Member m : g.members.values())
+                    {
+                        d.members().add(new DescribeGroupsResponseData.DescribedGroupMember().setMemberId(m.memberId)
+                            .setGroupInstanceId(m.instanceId).setClientId(m.clientId).setClientHost(m.clientHost)
+                            .setMemberMetadata(g.protocolName == null ? new byte[0] : m.metadata(g.protocolName))
+                            .setMemberAssignment(g.state == Group.State.STABLE ? m.assignment : new byte[0]));
+                    }
+                }
+                out.add(d);
+            }
+            return CompletableFuture.completedFuture(out);
+        });
+    }
+
+    /**
+     * @param req the request.
+     * @return every group, filtered by state when asked.
+     */
+    public CompletableFuture<ListGroupsResponseData> list(final ListGroupsRequestData req)
+    {
+        return onThread(() ->
+        {
+            final ListGroupsResponseData resp = new ListGroupsResponseData().setErrorCode(Errors.NONE.code());
+            for (final Group g : groups.values())
+            {
+                // every group here is a classic group (v5's types filter: "classic", "consumer", "share", ...)
+                final boolean typeMatches = req.typesFilter().isEmpty() ||
+                    req.typesFilter().stream().anyMatch(t -> t.equalsIgnoreCase(CLASSIC));
+                if (typeMatches && (req.statesFilter().isEmpty() || req.statesFilter().stream()
+                    .anyMatch(s -> s.equalsIgnoreCase(g.state.kafkaName))))
+                {
+                    resp.groups().add(new ListGroupsResponseData.ListedGroup().setGroupId(g.id)
+                        .setProtocolType(g.protocolType == null ? "" : g.protocolType).setGroupState(g.state.kafkaName)
+                        .setGroupType(CLASSIC));
+                }
+            }
+            return CompletableFuture.completedFuture(resp);
+        });
+    }
+
+    /**
+     * @param groupIds the groups to delete (only empty ones can be).
+     * @return the per-group results.
+     */
+    public CompletableFuture<DeleteGroupsResponseData> delete(final List<String> groupIds)
+    {
+        return onThread(() ->
+        {
+            final DeleteGroupsResponseData resp = new DeleteGroupsResponseData();
+            final List<CompletableFuture<Long>> writes = new ArrayList<>();
+            for (final String id : groupIds)
+            {
+                final Group g = groups.get(id);
+                final Errors error = g == null ? Errors.GROUP_ID_NOT_FOUND :
+                    g.hasMembers() ? Errors.NON_EMPTY_GROUP : Errors.NONE;
+                if (error == Errors.NONE)
+                {
+                    groups.remove(id);
+                    writes.add(offsetLog.delete(id));
+                }
+                resp.results().add(new DeleteGroupsResponseData.DeletableGroupResult().setGroupId(id)
+                    .setErrorCode(error.code()));
+            }
+            return CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0])).thenApply(v -> resp);
+        });
+    }
+
+    @Override
+    public void close()
+    {
+        thread.shutdownNow();
+        try
+        {
+            thread.awaitTermination(5, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

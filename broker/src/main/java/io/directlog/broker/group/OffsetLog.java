@@ -1,0 +1,153 @@
+package io.directlog.broker.group;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import io.directlog.storage.Durability;
+import io.directlog.storage.Log;
+import io.directlog.storage.LogConfig;
+import io.directlog.storage.LogReader;
+import io.directlog.storage.LogStore;
+import io.directlog.storage.StoredRecord;
+
+/**
+ * The groups' internal log (Kafka's {@code __consumer_offsets}): committed offsets, each group's generation and
+ * protocol, group deletions; appended with DSYNC, replayed at start. It is never compacted: replay reads every
+ * commit ever made (see docs/broker.md, limits).
+ * <p>
+ * Thread-safe as {@link Log} is; replay happens before the coordinator serves.
+ */
+final class OffsetLog
+{
+    static final String NAME = "directlog.offsets";
+
+    /** Segment size of the broker's internal logs: their events are small. */
+    static final int INTERNAL_SEGMENT_SIZE = 4 << 20;
+
+    private static final byte COMMIT = 1;
+    private static final byte GROUP = 2;
+    private static final byte DELETE = 3;
+
+    /** One committed offset. */
+    record Commit(String topic, int partition, long offset, int leaderEpoch, String metadata, long timestamp)
+    {
+    }
+
+    /** What replay calls for each event, in log order. */
+    interface Visitor
+    {
+        void onCommit(String group, Commit commit);
+
+        void onGroup(String group, String protocolType, int generation, String protocolName);
+
+        void onDelete(String group);
+    }
+
+    private final Log log;
+
+    OffsetLog(final LogStore store)
+    {
+        // small segments: every open log with data holds a write page of its segment size from the memory budget
+        log = store.log(NAME, store.config().defaultLogConfig().toBuilder().segmentSize(INTERNAL_SEGMENT_SIZE)
+            .durability(Durability.DSYNC).retentionBytes(LogConfig.RETENTION_BYTES_NONE).retentionTime(null).build());
+    }
+
+    void replay(final Visitor visitor)
+    {
+        final long end = log.endOffset();
+        try (LogReader reader = log.reader(log.startOffset()))
+        {
+            StoredRecord r;
+            while (reader.position() < end && (r = reader.next()) != null)
+            {
+                final DataInputStream in = new DataInputStream(new ByteArrayInputStream(r.payload()));
+                final byte type = in.readByte();
+                final String group = in.readUTF();
+                switch (type)
+                {
+                    case COMMIT ->
+                    {
+                        for (int n = in.readInt(); n > 0; n--)
+                        {
+                            visitor.onCommit(group, new Commit(in.readUTF(), in.readInt(), in.readLong(), in.readInt(),
+                                in.readUTF(), in.readLong()));
+                        }
+                    }
+                    case GROUP -> visitor.onGroup(group, in.readUTF(), in.readInt(), in.readUTF());
+                    case DELETE -> visitor.onDelete(group);
+                    default -> throw new IllegalStateException("unknown group event at offset " + r.offset());
+                }
+            }
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException("offsets log " + NAME + " is damaged", e);
+        }
+    }
+
+    CompletableFuture<Long> commit(final String group, final List<Commit> commits)
+    {
+        return append(out ->
+        {
+            out.writeByte(COMMIT);
+            out.writeUTF(group);
+            out.writeInt(commits.size());
+            for (final Commit c : commits)
+            {
+                out.writeUTF(c.topic());
+                out.writeInt(c.partition());
+                out.writeLong(c.offset());
+                out.writeInt(c.leaderEpoch());
+                out.writeUTF(c.metadata() == null ? "" : c.metadata());
+                out.writeLong(c.timestamp());
+            }
+        });
+    }
+
+    CompletableFuture<Long> group(final String group, final String protocolType, final int generation,
+        final String protocolName)
+    {
+        return append(out ->
+        {
+            out.writeByte(GROUP);
+            out.writeUTF(group);
+            out.writeUTF(protocolType == null ? "" : protocolType);
+            out.writeInt(generation);
+            out.writeUTF(protocolName == null ? "" : protocolName);
+        });
+    }
+
+    CompletableFuture<Long> delete(final String group)
+    {
+        return append(out ->
+        {
+            out.writeByte(DELETE);
+            out.writeUTF(group);
+        });
+    }
+
+    private interface EventWriter
+    {
+        void write(DataOutputStream out) throws IOException;
+    }
+
+    private CompletableFuture<Long> append(final EventWriter writer)
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes))
+        {
+            writer.write(out);
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException(e);
+        }
+        return log.append(bytes.toByteArray(), Durability.DSYNC);
+    }
+}
