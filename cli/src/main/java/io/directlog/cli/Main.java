@@ -6,6 +6,7 @@ import java.util.List;
 
 import io.directlog.cli.bench.BenchCommand;
 import io.directlog.cli.broker.BrokerCommand;
+import io.directlog.cli.brokerbench.BrokerBenchCommand;
 
 /**
  * The entry point of {@code ./directlog}: picks the subcommand and turns its outcome into an exit code.
@@ -16,7 +17,7 @@ import io.directlog.cli.broker.BrokerCommand;
 public final class Main
 {
     /** The commands, in the order {@code --help} lists them. */
-    static final List<Command> COMMANDS = List.of(new BenchCommand(), new BrokerCommand());
+    static final List<Command> COMMANDS = List.of(new BenchCommand(), new BrokerCommand(), new BrokerBenchCommand());
 
     private static final String DEBUG_PROP_NAME = "directlog.debug";
 
