@@ -20,6 +20,8 @@ import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
+import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
@@ -85,6 +87,7 @@ final class KafkaApis implements RequestHandler
             case CREATE_PARTITIONS -> onAdmin(() -> createPartitions((CreatePartitionsRequestData)body));
             case DESCRIBE_CONFIGS -> done(describeConfigs((DescribeConfigsRequestData)body));
             case DESCRIBE_CLUSTER -> done(describeCluster());
+            case DESCRIBE_TOPIC_PARTITIONS -> done(describeTopicPartitions((DescribeTopicPartitionsRequestData)body));
             case INIT_PRODUCER_ID -> onAdmin(() -> initProducerId((InitProducerIdRequestData)body));
             default -> groups.handle(request);
         };
@@ -406,6 +409,56 @@ final class KafkaApis implements RequestHandler
             .setClusterId(config.clusterId()).setControllerId(config.nodeId()).setErrorCode(Errors.NONE.code());
         resp.brokers().add(new DescribeClusterResponseData.DescribeClusterBroker()
             .setBrokerId(config.nodeId()).setHost(config.host()).setPort(port()));
+        return resp;
+    }
+
+    /**
+     * DescribeTopicPartitions (KIP-966): topics sorted by name (all of them for an empty list), at most
+     * {@code responsePartitionLimit} partitions, then a cursor where the next page starts.
+     */
+    private ApiMessage describeTopicPartitions(final DescribeTopicPartitionsRequestData req)
+    {
+        final DescribeTopicPartitionsResponseData resp = new DescribeTopicPartitionsResponseData();
+        final java.util.TreeSet<String> names = new java.util.TreeSet<>();
+        if (req.topics().isEmpty())
+        {
+            topics.topics().forEach(t -> names.add(t.name()));
+        }
+        else
+        {
+            req.topics().forEach(t -> names.add(t.name()));
+        }
+        final DescribeTopicPartitionsRequestData.Cursor cursor = req.cursor();
+        int budget = req.responsePartitionLimit() <= 0 ? 2000 : req.responsePartitionLimit();
+        for (final String name : cursor == null ? names : names.tailSet(cursor.topicName(), true))
+        {
+            final Topic t = topics.topic(name);
+            final DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic rt =
+                new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic().setName(name)
+                    .setIsInternal(false);
+            if (t == null)
+            {
+                resp.topics().add(rt.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setTopicId(Uuid.ZERO_UUID));
+                continue;
+            }
+            rt.setErrorCode(Errors.NONE.code()).setTopicId(t.id());
+            final int first = cursor != null && name.equals(cursor.topicName()) ? cursor.partitionIndex() : 0;
+            for (int i = first; i < t.partitions().size(); i++)
+            {
+                if (budget-- == 0)
+                {
+                    resp.topics().add(rt);
+                    return resp.setNextCursor(new DescribeTopicPartitionsResponseData.Cursor().setTopicName(name)
+                        .setPartitionIndex(i));
+                }
+                rt.partitions().add(new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponsePartition()
+                    .setErrorCode(Errors.NONE.code()).setPartitionIndex(i).setLeaderId(config.nodeId())
+                    .setLeaderEpoch(Partition.LEADER_EPOCH).setReplicaNodes(List.of(config.nodeId()))
+                    .setIsrNodes(List.of(config.nodeId())).setEligibleLeaderReplicas(List.of())
+                    .setLastKnownElr(List.of()).setOfflineReplicas(List.of()));
+            }
+            resp.topics().add(rt);
+        }
         return resp;
     }
 

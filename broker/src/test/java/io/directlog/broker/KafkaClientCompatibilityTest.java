@@ -101,6 +101,10 @@ class KafkaClientCompatibilityTest
                 .all().get();
             assertEquals(4, admin.describeTopics(List.of("orders")).allTopicNames().get().get("orders")
                 .partitions().size());
+            // DescribeTopicPartitions pages: two partitions per response, the client follows the cursor
+            assertEquals(4, admin.describeTopics(List.of("orders"),
+                new org.apache.kafka.clients.admin.DescribeTopicsOptions().partitionSizeLimitPerResponse(2))
+                .allTopicNames().get().get("orders").partitions().size());
 
             final org.apache.kafka.common.Uuid firstId = d.topicId();
             admin.deleteTopics(List.of("orders")).all().get();

@@ -152,8 +152,9 @@ public final class GroupCoordinator implements AutoCloseable
 
     private static JoinGroupResponseData joinError(final Errors error, final String memberId)
     {
+        // protocol name "", not null: it is nullable only from v7, and librdkafka speaks v5
         return new JoinGroupResponseData().setErrorCode(error.code()).setMemberId(memberId).setGenerationId(-1)
-            .setProtocolName(null).setLeader("");
+            .setProtocolName("").setLeader("");
     }
 
     private CompletableFuture<JoinGroupResponseData> doJoin(final JoinGroupRequestData req, final short version,
@@ -339,7 +340,8 @@ public final class GroupCoordinator implements AutoCloseable
             offsetLog.group(g.id, g.protocolType, g.generation, "");
             return;
         }
-        g.protocolName = selectProtocol(g);
+        final String selected = selectProtocol(g);
+        g.protocolName = selected == null ? "" : selected; // non-nullable before JoinGroup v7
         if (g.leaderId == null || !g.members.containsKey(g.leaderId))
         {
             g.leaderId = g.members.keySet().iterator().next();

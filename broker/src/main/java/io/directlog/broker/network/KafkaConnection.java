@@ -182,6 +182,7 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
             }
             catch (final RuntimeException e)
             {
+                LOG.log(System.Logger.Level.WARNING, "no response could be encoded; closing " + ctx.channel(), e);
                 close(ctx); // the error response itself could not be built
                 return;
             }

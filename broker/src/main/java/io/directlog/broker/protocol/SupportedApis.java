@@ -46,6 +46,7 @@ public final class SupportedApis
         m.put(ApiKeys.DESCRIBE_CONFIGS, range(1, 4));
         m.put(ApiKeys.CREATE_PARTITIONS, range(0, 3));
         m.put(ApiKeys.DESCRIBE_CLUSTER, range(0, 1));
+        m.put(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, range(0, 0));
         RANGES = Collections.unmodifiableMap(m);
     }
 
