@@ -37,6 +37,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class LoadGenerator
 {
     private static final long MAX_MICROS = TimeUnit.MINUTES.toMicros(10);
+    /** How long a phase waits for outstanding acknowledgements after its last send; later ones count as failed. */
     private static final Duration DRAIN = Duration.ofSeconds(10);
 
     private final String bootstrap;
@@ -75,6 +76,11 @@ public final class LoadGenerator
                 final List<PartitionInfo> infos = c.partitionsFor(name, Duration.ofSeconds(30));
                 if (infos != null && infos.size() == partitions && infos.stream().allMatch(p -> p.leader() != null))
                 {
+                    // Kafka lists a leader before the partition serves: its first produce then gets
+                    // NOT_LEADER_OR_FOLLOWER, after which idempotent producers looped on OUT_OF_ORDER_SEQUENCE_NUMBER
+                    // here. endOffsets retries until every partition answers.
+                    c.endOffsets(infos.stream().map(p -> new TopicPartition(name, p.partition())).toList(),
+                        Duration.ofMinutes(1));
                     return;
                 }
                 if (System.nanoTime() - deadline > 0)
@@ -311,7 +317,7 @@ public final class LoadGenerator
                     lastAckNanos = now;
                 });
             }
-            producer.flush();
+            // no flush(): it waits without a bound; produce() closes every producer with a bounded drain instead
         }
     }
 }
