@@ -15,6 +15,7 @@ import java.util.function.BooleanSupplier;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -62,10 +63,13 @@ public final class LoadGenerator
     {
         final Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        // 1,000 partitions may take a broker longer than the client's default 30 s request timeout to create
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "120000");
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "150000");
         try (Admin admin = Admin.create(props))
         {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short)1).configs(configs))).all()
-                .get(2, TimeUnit.MINUTES);
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short)1).configs(configs)),
+                new CreateTopicsOptions().timeoutMs(120_000)).all().get(150, TimeUnit.SECONDS);
         }
         // leaders known to a fresh client: metadata lists every partition
         try (KafkaConsumer<byte[], byte[]> c = consumer())
