@@ -167,84 +167,120 @@ public final class BrokerConfig
             this.directory = Objects.requireNonNull(directory, "directory");
         }
 
-        /** @param host the address to listen on and advertise. @return this */
+        /**
+         * @param host the address to listen on and advertise.
+         * @return this
+         */
         public Builder host(final String host)
         {
             this.host = host;
             return this;
         }
 
-        /** @param port the port, 0 for a free one. @return this */
+        /**
+         * @param port the port, 0 for a free one.
+         * @return this
+         */
         public Builder port(final int port)
         {
             this.port = port;
             return this;
         }
 
-        /** @param nodeId this node's id. @return this */
+        /**
+         * @param nodeId this node's id.
+         * @return this
+         */
         public Builder nodeId(final int nodeId)
         {
             this.nodeId = nodeId;
             return this;
         }
 
-        /** @param clusterId the cluster id. @return this */
+        /**
+         * @param clusterId the cluster id.
+         * @return this
+         */
         public Builder clusterId(final String clusterId)
         {
             this.clusterId = clusterId;
             return this;
         }
 
-        /** @param bytes the largest request frame. @return this */
+        /**
+         * @param bytes the largest request frame.
+         * @return this
+         */
         public Builder socketRequestMaxBytes(final int bytes)
         {
             this.socketRequestMaxBytes = bytes;
             return this;
         }
 
-        /** @param enabled whether Metadata creates missing topics. @return this */
+        /**
+         * @param enabled whether Metadata creates missing topics.
+         * @return this
+         */
         public Builder autoCreateTopics(final boolean enabled)
         {
             this.autoCreateTopics = enabled;
             return this;
         }
 
-        /** @param partitions partitions of auto-created topics. @return this */
+        /**
+         * @param partitions partitions of auto-created topics.
+         * @return this
+         */
         public Builder numPartitions(final int partitions)
         {
             this.numPartitions = partitions;
             return this;
         }
 
-        /** @param bytes the default segment size of partition logs. @return this */
+        /**
+         * @param bytes the default segment size of partition logs.
+         * @return this
+         */
         public Builder segmentBytes(final int bytes)
         {
             this.segmentBytes = bytes;
             return this;
         }
 
-        /** @param durability the default durability of topics. @return this */
+        /**
+         * @param durability the default durability of topics.
+         * @return this
+         */
         public Builder durability(final Durability durability)
         {
             this.durability = durability;
             return this;
         }
 
-        /** @param bytes the store's memory budget. @return this */
+        /**
+         * @param bytes the store's memory budget.
+         * @return this
+         */
         public Builder memoryBudget(final long bytes)
         {
             this.memoryBudget = bytes;
             return this;
         }
 
-        /** @param delay the first rebalance's wait for more members. @return this */
+        /**
+         * @param delay the first rebalance's wait for more members.
+         * @return this
+         */
         public Builder initialRebalanceDelay(final Duration delay)
         {
             this.initialRebalanceDelay = delay;
             return this;
         }
 
-        /** @param port the Prometheus endpoint's port, 0 for a free one, -1 for none. @return this */
+        /**
+         * @param port the Prometheus endpoint's port, 0 for a free one, -1 for none.
+         * @return this
+         */
         public Builder metricsPort(final int port)
         {
             this.metricsPort = port;

@@ -495,8 +495,11 @@ final class KafkaApis implements RequestHandler
     private static void listOffset(final short version, final Partition p, final long timestamp,
         final ListOffsetsResponseData.ListOffsetsPartitionResponse pr)
     {
-        // leaderEpoch exists from v4: a non-default value cannot be written below it (librdkafka 2.0 asks v2)
-        pr.setErrorCode(Errors.NONE.code()).setLeaderEpoch(version >= 4 ? Partition.LEADER_EPOCH : -1).setTimestamp(-1);
+        pr.setErrorCode(Errors.NONE.code()).setTimestamp(-1);
+        if (version >= 4)
+        {
+            pr.setLeaderEpoch(Partition.LEADER_EPOCH); // not ignorable: below v4 a non-default epoch cannot be written
+        }
         if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP)
         {
             pr.setOffset(p.logStartOffset());

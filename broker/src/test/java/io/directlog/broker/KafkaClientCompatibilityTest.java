@@ -254,6 +254,31 @@ class KafkaClientCompatibilityTest
     }
 
     @Test
+    void acksZeroAndOneProducersAreStoredToo() throws Exception
+    {
+        BrokerTestSupport.createTopic(broker, "acks", 1, Map.of());
+        for (final String acks : List.of("0", "1"))
+        {
+            try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(broker,
+                Map.of(ProducerConfig.ACKS_CONFIG, acks, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false)))
+            {
+                for (int i = 0; i < 10; i++)
+                {
+                    producer.send(new ProducerRecord<>("acks", "k", "acks" + acks + "-" + i)).get();
+                }
+            }
+        }
+        try (KafkaConsumer<String, String> consumer = BrokerTestSupport.consumer(broker, Map.of()))
+        {
+            consumer.assign(List.of(new TopicPartition("acks", 0)));
+            final List<ConsumerRecord<String, String>> records = BrokerTestSupport.pollUntil(consumer, 20);
+            assertEquals(20, records.size());
+            assertEquals("acks0-0", records.get(0).value());
+            assertEquals("acks1-9", records.get(19).value());
+        }
+    }
+
+    @Test
     void producerToAMissingTopicAutoCreatesIt() throws Exception
     {
         try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(broker, Map.of()))

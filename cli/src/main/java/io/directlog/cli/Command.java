@@ -1,7 +1,7 @@
 package io.directlog.cli;
 
 /**
- * One subcommand of {@code ./directlog}: {@code bench} today; {@code dump}, {@code verify} and {@code broker} later.
+ * One subcommand of {@code ./directlog}: {@code bench}, {@code dump}, {@code verify}.
  * <p>
  * Adding a command is writing a class like this and listing it in {@link Main#COMMANDS}.
  * <p>

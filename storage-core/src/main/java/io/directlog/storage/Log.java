@@ -19,6 +19,17 @@ import org.agrona.DirectBuffer;
  * or the background fdatasync made durable, so records appended there with DIRECT or MEMORY become visible at
  * the next DSYNC write or within about {@code syncInterval}.
  * <p>
+ * Completion threads: an append's {@link AppendCallback}, and the stages of its future added with the non-async
+ * methods ({@code thenApply}, {@code whenComplete}, ...) before it completes, run on the writer thread of this
+ * log; an append refused before it is queued (closed log, fail-stop, full queue after the append timeout)
+ * completes on the calling thread, and a stage added after completion runs on the thread that adds it. Code that
+ * runs on the writer must not block: it holds up every log of that writer. What a callback throws is caught,
+ * counted ({@link LogStats#callbackErrors()}, the meter {@code directlog.callback.errors}) and logged; the writer
+ * goes on (a future's stage that throws completes its own dependent future exceptionally, as
+ * {@link CompletableFuture} does). A callback may call {@link #close()} (it returns at once, the writer closes
+ * the log after the work already queued); it must not call {@link LogStore#close()} or {@link #truncateTo},
+ * which wait for the writer and are refused there.
+ * <p>
  * Thread-safe.
  */
 public interface Log extends AutoCloseable
@@ -30,10 +41,22 @@ public interface Log extends AutoCloseable
     LogConfig config();
 
     /**
+     * Changes this log's settings for every holder of it, durably: the config is persisted in the log's
+     * {@code log.config} first, then applied. Appends already queued keep the durability they were given.
+     *
+     * @param config the new settings; its segment size must be the log's.
+     * @throws IllegalArgumentException when config changes the segment size (fixed when the log is created).
+     * @throws LogClosedException       after close.
+     * @throws StorageException         when the config cannot be persisted (the log keeps its settings).
+     */
+    void reconfigure(LogConfig config);
+
+    /**
      * Appends one record with the log's default durability.
      *
      * @param payload the record's bytes; copied before this method returns.
-     * @return the record's offset once it is acknowledged.
+     * @return the record's offset once it is acknowledged; its non-async stages run on the writer thread (see
+     * "Completion threads" above).
      */
     CompletableFuture<Long> append(byte[] payload);
 
@@ -42,7 +65,8 @@ public interface Log extends AutoCloseable
      *
      * @param payload    the record's bytes; copied before this method returns.
      * @param durability when to acknowledge.
-     * @return the record's offset once it is acknowledged.
+     * @return the record's offset once it is acknowledged; its non-async stages run on the writer thread (see
+     * "Completion threads" above).
      */
     CompletableFuture<Long> append(byte[] payload, Durability durability);
 
@@ -53,7 +77,8 @@ public interface Log extends AutoCloseable
      * @param payload     the batch's bytes; copied before this method returns.
      * @param recordCount how many records the payload holds; at least 1.
      * @param durability  when to acknowledge.
-     * @return the base offset once the batch is acknowledged.
+     * @return the base offset once the batch is acknowledged; its non-async stages run on the writer thread (see
+     * "Completion threads" above).
      */
     CompletableFuture<Long> append(byte[] payload, int recordCount, Durability durability);
 
@@ -62,7 +87,8 @@ public interface Log extends AutoCloseable
      *
      * @param payload    the record's bytes; copied before this method returns.
      * @param durability when to acknowledge.
-     * @return the record's offset once it is acknowledged.
+     * @return the record's offset once it is acknowledged; its non-async stages run on the writer thread (see
+     * "Completion threads" above).
      */
     CompletableFuture<Long> append(ByteBuffer payload, Durability durability);
 
@@ -73,7 +99,8 @@ public interface Log extends AutoCloseable
      * @param index      the first byte.
      * @param length     how many bytes.
      * @param durability when to acknowledge.
-     * @param callback   called once, in offset order, with the offset or the error.
+     * @param callback   called once, in offset order, with the offset or the error: on the writer thread, or on
+     *                   this thread when the append is refused before it is queued (see "Completion threads").
      */
     void append(DirectBuffer buffer, int index, int length, Durability durability, AppendCallback callback);
 
@@ -85,7 +112,9 @@ public interface Log extends AutoCloseable
      * @param length      how many bytes.
      * @param recordCount how many records the bytes hold; at least 1.
      * @param durability  when to acknowledge.
-     * @param callback    called once, in offset order, with the base offset or the error.
+     * @param callback    called once, in offset order, with the base offset or the error: on the writer thread,
+     *                    or on this thread when the append is refused before it is queued (see "Completion
+     *                    threads").
      */
     void append(DirectBuffer buffer, int index, int length, int recordCount, Durability durability,
         AppendCallback callback);
@@ -130,6 +159,7 @@ public interface Log extends AutoCloseable
      * @param offset  the offset a consumer wants next.
      * @param timeout how long to wait.
      * @return true when the offset became readable, false on timeout.
+     * @throws IllegalArgumentException when offset is negative.
      * @throws InterruptedException when interrupted while waiting.
      */
     boolean awaitAppend(long offset, Duration timeout) throws InterruptedException;
@@ -155,7 +185,11 @@ public interface Log extends AutoCloseable
      */
     void truncateTo(long offset);
 
-    /** @return the durability this log actually provides when asked for DIRECT (after device and filesystem checks). */
+    /**
+     * @param requested the durability an append would ask for.
+     * @return the durability this log actually provides when asked for it (DIRECT depends on device and
+     *         filesystem checks).
+     */
     Durability effectiveDurability(Durability requested);
 
     /** @return what opening this log found: clean shutdown or not, bytes scanned, where it was cut, records dropped. */
@@ -170,6 +204,9 @@ public interface Log extends AutoCloseable
     /**
      * Flushes and fdatasyncs everything, persists the active segment's index, records a clean shutdown in the
      * checkpoint (so the next open reads no record data), and releases the log's pages. Idempotent.
+     * <p>
+     * Called on this log's writer thread (inside an append callback), it returns at once: the writer closes the
+     * log after the work already queued. {@link LogStore#log(String)} afterwards opens the log anew.
      */
     @Override
     void close();

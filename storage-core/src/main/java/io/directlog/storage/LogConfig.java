@@ -177,56 +177,104 @@ public final class LogConfig
         {
         }
 
-        /** @param bytes segment capacity: 1 MiB to 1 GiB, a multiple of 4096. @return this */
+        /**
+
+         * @param bytes segment capacity: 1 MiB to 1 GiB, a multiple of 4096.
+
+         * @return this
+
+         */
         public Builder segmentSize(final int bytes)
         {
             segmentSize = bytes;
             return this;
         }
 
-        /** @param durability the default durability. @return this */
+        /**
+
+         * @param durability the default durability.
+
+         * @return this
+
+         */
         public Builder durability(final Durability durability)
         {
             this.durability = Objects.requireNonNull(durability, "durability");
             return this;
         }
 
-        /** @param bytes dirty bytes that trigger a write of MEMORY appends. @return this */
+        /**
+
+         * @param bytes dirty bytes that trigger a write of MEMORY appends.
+
+         * @return this
+
+         */
         public Builder flushBytes(final int bytes)
         {
             flushBytes = bytes;
             return this;
         }
 
-        /** @param interval the longest a MEMORY append stays unwritten. @return this */
+        /**
+
+         * @param interval the longest a MEMORY append stays unwritten.
+
+         * @return this
+
+         */
         public Builder flushInterval(final Duration interval)
         {
             flushInterval = Objects.requireNonNull(interval, "flushInterval");
             return this;
         }
 
-        /** @param interval the background fdatasync period. @return this */
+        /**
+
+         * @param interval the background fdatasync period.
+
+         * @return this
+
+         */
         public Builder syncInterval(final Duration interval)
         {
             syncInterval = Objects.requireNonNull(interval, "syncInterval");
             return this;
         }
 
-        /** @param count segments prepared ahead, at least 1. @return this */
+        /**
+
+         * @param count segments prepared ahead, at least 1.
+
+         * @return this
+
+         */
         public Builder preparedSegments(final int count)
         {
             preparedSegments = count;
             return this;
         }
 
-        /** @param bytes size retention, or {@link #RETENTION_BYTES_NONE}. @return this */
+        /**
+
+         * @param bytes size retention, or {@link #RETENTION_BYTES_NONE}.
+
+         * @return this
+
+         */
         public Builder retentionBytes(final long bytes)
         {
             retentionBytes = bytes;
             return this;
         }
 
-        /** @param age age retention, or null for none. @return this */
+        /**
+
+         * @param age age retention, or null for none.
+
+         * @return this
+
+         */
         public Builder retentionTime(final Duration age)
         {
             retentionTime = age;
@@ -241,7 +289,8 @@ public final class LogConfig
          * the last sync, with valid records after it, cannot be told from a torn write there (no zero sector to
          * prove a write did not land), so it is cut as a torn tail instead of refused; see durability.md.
          *
-         * @param zero true to zero-fill recycled files as new ones are. @return this
+         * @param zero true to zero-fill recycled files as new ones are.
+         * @return this
          */
         public Builder zeroRecycledSegments(final boolean zero)
         {

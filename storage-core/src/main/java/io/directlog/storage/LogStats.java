@@ -14,9 +14,11 @@ package io.directlog.storage;
  * @param cacheHits        reads served from a resident page.
  * @param cacheMisses      reads that went to disk.
  * @param preparedAhead    prepared segments ready ahead of the write head now.
+ * @param callbackErrors   times an {@link AppendCallback} of this log threw (caught, logged, and the writer went on).
  */
 public record LogStats(long appends, long appendedBytes, long flushes, long flushedRecords, long flushNanos,
-    long segmentRolls, long preparerStalls, long syncs, long cacheHits, long cacheMisses, int preparedAhead)
+    long segmentRolls, long preparerStalls, long syncs, long cacheHits, long cacheMisses, int preparedAhead,
+    long callbackErrors)
 {
     /** @return mean time of a write in microseconds, 0 before the first write. */
     public double meanFlushMicros()

@@ -17,28 +17,54 @@ public interface LogStore extends AutoCloseable
      * @return the open store.
      * @throws StoreLockedException when another store holds the directory.
      * @throws CorruptLogException  when a log is damaged beyond what the recovery mode accepts.
-     * @throws StorageException     when the directory cannot be used.
+     * @throws StorageException     when the directory cannot be used, or when the JVM was started without
+     *                              {@code --add-opens java.base/jdk.internal.misc=ALL-UNNAMED} (Agrona 2 needs it;
+     *                              the message names the flag).
      */
     static LogStore open(final StoreConfig config)
     {
+        io.directlog.storage.internal.JvmAccess.check();
         return io.directlog.storage.internal.StoreEngine.open(config);
     }
 
     /**
-     * Opens a log, or creates it with the store's default {@link LogConfig}.
+     * Returns the open log, or opens it with the config persisted for it by {@link #log(String, LogConfig)} or
+     * {@link Log#reconfigure}, or, for a log that never got a config of its own, with the store's default
+     * {@link LogConfig} (such a log follows the default of each store session). A log closed with
+     * {@link Log#close()} is opened again: the closed handle is not handed out.
      *
      * @param name the log's name: letters, digits, '.', '_' and '-', at most 200 characters.
      * @return the log, shared by every caller asking for the same name.
+     * @throws NullPointerException           when name is null.
+     * @throws IllegalArgumentException       when name is not a valid log name.
+     * @throws MemoryBudgetExceededException  when one write page of the log (its segment size) is larger than the
+     *                                        store's memory budget.
+     * @throws CorruptLogException            when the log's files are damaged beyond the recovery mode.
+     * @throws LogClosedException             when the store is closed.
      */
     Log log(String name);
 
     /**
-     * Opens a log, or creates it with {@code config}. An existing log keeps its segment size; its other
-     * settings are taken from {@code config}.
+     * Opens (or creates) a log with {@code config}, or returns it when it is already open with that config.
+     * <ul>
+     *   <li>A log with no holder (new, closed, or opened by the store at start and not yet returned by a
+     *   {@code log} call) is opened with {@code config}, which is persisted first when it differs from the log's
+     *   persisted one: a durable change. Every setting but {@link LogConfig#segmentSize()} may change so; a
+     *   different segment size for an existing log is refused.</li>
+     *   <li>A log that a {@code log} call already returned is returned again when {@code config} equals its
+     *   config, and otherwise refused with {@link IllegalStateException} naming the settings that differ: a second
+     *   opener must not change the durability or retention the other holders of the shared handle rely on.
+     *   {@link Log#reconfigure} changes an open log for every holder.</li>
+     * </ul>
+     * The semantics are in docs/config.md, "Which LogConfig applies".
      *
      * @param name   the log's name.
      * @param config the log's settings.
      * @return the log.
+     * @throws NullPointerException          when name or config is null.
+     * @throws IllegalArgumentException      when name is not valid, or config changes an existing log's segment size.
+     * @throws IllegalStateException         when the log is open with a different config.
+     * @throws MemoryBudgetExceededException when one write page of the log is larger than the memory budget.
      */
     Log log(String name, LogConfig config);
 
@@ -62,7 +88,13 @@ public interface LogStore extends AutoCloseable
     /** @return a snapshot of the page cache's counters. */
     CacheStats cacheStats();
 
-    /** Closes every log cleanly (flushes, records clean shutdown), stops the threads, frees the memory. Idempotent. */
+    /**
+     * Closes every log cleanly (flushes, records clean shutdown), stops the threads, frees the memory. Idempotent.
+     * Record batches still open keep their pages until they are closed.
+     *
+     * @throws IllegalStateException when called on a writer thread (inside an append callback): closing waits for
+     *                               the writer threads.
+     */
     @Override
     void close();
 }

@@ -7,8 +7,11 @@ public class OffsetOutOfRangeException extends StorageException
 {
     private static final long serialVersionUID = 1L;
 
+    /** The offset asked for. */
     private final long offset;
+    /** The first stored offset when the read was refused. */
     private final long startOffset;
+    /** The next offset to be appended when the read was refused. */
     private final long endOffset;
 
     /**

@@ -7,7 +7,9 @@ import org.agrona.DirectBuffer;
  * offsets {@code [offset, offset + recordCount)}.
  * <p>
  * Not thread-safe; a view that is valid only until the {@link RecordBatch} it came from is closed, and only
- * until the iterator moves on.
+ * until the iterator moves on. After the batch is closed its methods throw {@link IllegalStateException} and its
+ * payload buffer holds no bytes (reads throw {@link IndexOutOfBoundsException}); a payload kept after the
+ * iterator moved on shows the next record, unless checked views are on ({@link RecordBatch#CHECKED_VIEWS_PROP_NAME}).
  */
 public interface Record
 {

@@ -1,7 +1,10 @@
 package io.directlog.storage;
 
 /**
- * The root of DirectLog's unchecked exceptions.
+ * The root of DirectLog's unchecked exceptions: every error the engine raises about a store, a log or their files
+ * is one. Misuse of an argument or of the API's contract gets the JDK's {@link NullPointerException},
+ * {@link IllegalArgumentException} or {@link IllegalStateException}. The whole tree, and when each is thrown, is in
+ * the "Exceptions" section of docs/config.md.
  */
 public class StorageException extends RuntimeException
 {

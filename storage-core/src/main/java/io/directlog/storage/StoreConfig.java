@@ -167,63 +167,117 @@ public final class StoreConfig
             this.directory = Objects.requireNonNull(directory, "directory");
         }
 
-        /** @param bytes the page pool's budget. @return this */
+        /**
+
+         * @param bytes the page pool's budget.
+
+         * @return this
+
+         */
         public Builder memoryBudget(final long bytes)
         {
             memoryBudget = bytes;
             return this;
         }
 
-        /** @param threads writer threads, 1 to 64. @return this */
+        /**
+
+         * @param threads writer threads, 1 to 64.
+
+         * @return this
+
+         */
         public Builder writerThreads(final int threads)
         {
             writerThreads = threads;
             return this;
         }
 
-        /** @param timeout how long a full queue may block an append. @return this */
+        /**
+
+         * @param timeout how long a full queue may block an append.
+
+         * @return this
+
+         */
         public Builder appendTimeout(final Duration timeout)
         {
             appendTimeout = Objects.requireNonNull(timeout, "appendTimeout");
             return this;
         }
 
-        /** @param bytes each writer's queue, a power of two from 64 KiB to 1 GiB. @return this */
+        /**
+
+         * @param bytes each writer's queue, a power of two from 64 KiB to 1 GiB.
+
+         * @return this
+
+         */
         public Builder writerQueueBytes(final int bytes)
         {
             writerQueueBytes = bytes;
             return this;
         }
 
-        /** @param config configuration of logs opened without one. @return this */
+        /**
+
+         * @param config configuration of logs opened without one.
+
+         * @return this
+
+         */
         public Builder defaultLogConfig(final LogConfig config)
         {
             defaultLogConfig = Objects.requireNonNull(config, "defaultLogConfig");
             return this;
         }
 
-        /** @param mode what opening does with damage. @return this */
+        /**
+
+         * @param mode what opening does with damage.
+
+         * @return this
+
+         */
         public Builder recoveryMode(final RecoveryMode mode)
         {
             recoveryMode = Objects.requireNonNull(mode, "recoveryMode");
             return this;
         }
 
-        /** @param registry where meters go, or null. @return this */
+        /**
+
+         * @param registry where meters go, or null.
+
+         * @return this
+
+         */
         public Builder meterRegistry(final MeterRegistry registry)
         {
             meterRegistry = registry;
             return this;
         }
 
-        /** @param io the I/O layer (tests pass a simulated device), or null for the default. @return this */
+        /**
+
+         * @param io the I/O layer (tests pass a simulated device), or null for the default.
+
+         * @return this
+
+         */
         public Builder blockIo(final BlockIo io)
         {
             blockIo = io;
             return this;
         }
 
-        /** @param allow run buffered plus fdatasync where O_DIRECT is unavailable. @return this */
+        /**
+
+         * @param allow run buffered plus fdatasync where O_DIRECT is unavailable.
+
+         * @return this
+
+         */
         public Builder allowBufferedFallback(final boolean allow)
         {
             allowBufferedFallback = allow;

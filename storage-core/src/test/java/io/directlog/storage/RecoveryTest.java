@@ -160,7 +160,7 @@ class RecoveryTest
             append(log, 0, durable);
             StoreFiles.awaitWatermark(dir.resolve("a"), durable);
             // stop the syncer from moving the watermark past the records below: a long sync interval from now on
-            store.log("a", LogConfig.builder().segmentSize(SEGMENT).syncInterval(Duration.ofHours(1)).build());
+            log.reconfigure(log.config().toBuilder().syncInterval(Duration.ofHours(1)).build());
             StoreFiles.awaitCondition(() -> true, "config");
             append(log, durable, end);
             return StoreFiles.crashImage(dir, name + "-image");

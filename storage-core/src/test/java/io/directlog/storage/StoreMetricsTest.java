@@ -63,4 +63,71 @@ class StoreMetricsTest
         assertNull(registry.find("directlog.flush.latency").functionTimer(), "meters removed when the store closes");
         assertNull(registry.find("directlog.appends").functionCounter());
     }
+
+    @Test
+    void writeCountersDoNotGoDownWhenALogIsClosedOrDeleted() throws Exception
+    {
+        final Path dir = TestDirs.create("metrics-monotonic");
+        final MeterRegistry registry = new SimpleMeterRegistry();
+        try (LogStore store = LogStore.open(StoreConfig.builder(dir).memoryBudget(64L << 20).writerThreads(1)
+            .meterRegistry(registry).defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).build()).build()))
+        {
+            final Log a = store.log("a");
+            for (int i = 0; i < 10; i++)
+            {
+                a.append(new byte[100], Durability.DSYNC).join();
+            }
+            assertEquals(10, registry.get("directlog.appends").functionCounter().count());
+            final double flushes = registry.get("directlog.flushes").functionCounter().count();
+            a.close();
+            assertEquals(10, registry.get("directlog.appends").functionCounter().count(), "a closed log's appends stay counted");
+            assertEquals(flushes, registry.get("directlog.flushes").functionCounter().count());
+            final Log b = store.log("b");
+            for (int i = 0; i < 5; i++)
+            {
+                b.append(new byte[100], Durability.DSYNC).join();
+            }
+            assertEquals(15, registry.get("directlog.appends").functionCounter().count());
+            assertEquals(1500, registry.get("directlog.appended.bytes").functionCounter().count());
+            // a deleted log leaves the store's open logs: its counts must stay in the sums (they dropped before)
+            assertTrue(store.deleteLog("b"));
+            assertEquals(15, registry.get("directlog.appends").functionCounter().count());
+            assertEquals(1500, registry.get("directlog.appended.bytes").functionCounter().count());
+        }
+    }
+
+    @Test
+    void perLogMetersCarryTheLogTagAndLeaveWithTheLog() throws Exception
+    {
+        final Path dir = TestDirs.create("metrics-per-log");
+        final MeterRegistry registry = new SimpleMeterRegistry();
+        try (LogStore store = LogStore.open(StoreConfig.builder(dir).memoryBudget(64L << 20).writerThreads(1)
+            .meterRegistry(registry).defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).build()).build()))
+        {
+            final Log log = store.log("orders");
+            for (int i = 0; i < 3; i++)
+            {
+                log.append(new byte[100], Durability.DSYNC).join();
+            }
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (registry.find("directlog.log.end.offset").tag("log", "orders").gauge() == null)
+            {
+                assertTrue(System.nanoTime() < deadline, "per-log meters not registered within 10 s");
+                Thread.sleep(50);
+            }
+            assertEquals(3, registry.get("directlog.log.end.offset").tag("log", "orders").gauge().value());
+            assertEquals(3, registry.get("directlog.log.visible.end.offset").tag("log", "orders").gauge().value());
+            assertEquals(0, registry.get("directlog.log.start.offset").tag("log", "orders").gauge().value());
+            assertEquals(3, registry.get("directlog.log.appends").tag("log", "orders").functionCounter().count());
+            assertEquals(300, registry.get("directlog.log.appended.bytes").tag("log", "orders").functionCounter().count());
+            assertTrue(registry.get("directlog.log.flush.latency").tag("log", "orders").functionTimer().count() >= 1);
+            assertTrue(store.deleteLog("orders"));
+            while (registry.find("directlog.log.end.offset").tag("log", "orders").gauge() != null)
+            {
+                assertTrue(System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(10), "per-log meters not removed");
+                Thread.sleep(50);
+            }
+        }
+        assertNull(registry.find("directlog.log.appends").functionCounter(), "meters removed when the store closes");
+    }
 }

@@ -91,13 +91,19 @@ public final class CpuSet
         return cpus.cardinality();
     }
 
-    /** @param cpu a CPU number. @return whether the set holds it. */
+    /**
+     * @param cpu a CPU number.
+     * @return whether the set holds it.
+     */
     public boolean contains(final int cpu)
     {
         return cpus.get(cpu);
     }
 
-    /** @param other another set. @return the CPUs in both. */
+    /**
+     * @param other another set.
+     * @return the CPUs in both.
+     */
     public CpuSet and(final CpuSet other)
     {
         final BitSet both = (BitSet)cpus.clone();
@@ -105,7 +111,10 @@ public final class CpuSet
         return new CpuSet(both);
     }
 
-    /** @param other another set. @return the CPUs in either. */
+    /**
+     * @param other another set.
+     * @return the CPUs in either.
+     */
     public CpuSet or(final CpuSet other)
     {
         final BitSet either = (BitSet)cpus.clone();

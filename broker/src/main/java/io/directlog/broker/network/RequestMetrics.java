@@ -23,7 +23,14 @@ public final class RequestMetrics
     /** How a request ended. */
     public enum Outcome
     {
-        RESPONSE, ERROR, NONE, CLOSED
+        /** The request was answered. */
+        RESPONSE,
+        /** The whole request failed and got its error response. */
+        ERROR,
+        /** No response is due (Produce with acks=0). */
+        NONE,
+        /** The connection was closed instead of answering. */
+        CLOSED
     }
 
     private final Map<ApiKeys, Map<Outcome, Timer>> latency = new EnumMap<>(ApiKeys.class);

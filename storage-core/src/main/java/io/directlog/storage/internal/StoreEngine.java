@@ -22,6 +22,7 @@ import io.directlog.storage.Log;
 import io.directlog.storage.LogClosedException;
 import io.directlog.storage.LogConfig;
 import io.directlog.storage.LogStore;
+import io.directlog.storage.MemoryBudgetExceededException;
 import io.directlog.storage.StorageException;
 import io.directlog.storage.StoreConfig;
 import io.directlog.storage.StoreLockedException;
@@ -29,7 +30,9 @@ import io.directlog.storage.cache.EvictionPolicy;
 import io.directlog.storage.cache.PageCache;
 import io.directlog.storage.io.BlockIo;
 import io.directlog.storage.log.DefaultLog;
+import io.directlog.storage.log.LogConfigFile;
 import io.directlog.storage.log.LogContext;
+import io.directlog.storage.log.LogMeta;
 import io.directlog.storage.log.ReadAhead;
 import io.directlog.storage.log.SegmentFiles;
 import io.directlog.storage.log.SegmentPreparer;
@@ -65,6 +68,11 @@ public final class StoreEngine implements LogStore
     private final WriterPlacement writerPlacement;
     private final Thread syncer;
     private final Map<String, DefaultLog> logs = new ConcurrentHashMap<>();
+    /**
+     * Open logs whose handle was returned by log(): they have holders that rely on their config. A log the store
+     * opened itself (at start) has none until then, and its first log(name, config) may still set its config.
+     */
+    private final Set<String> handedOut = ConcurrentHashMap.newKeySet();
     private final StoreMetrics metrics;
     private volatile boolean closed;
     private int nextWriter;
@@ -111,6 +119,7 @@ public final class StoreEngine implements LogStore
         FileChannel channel = null;
         try
         {
+            checkDirectoryUsable(directory);
             Files.createDirectories(directory);
             channel = FileChannel.open(directory.resolve(LOCK_FILE), StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE);
@@ -156,8 +165,52 @@ public final class StoreEngine implements LogStore
             {
                 throw (RuntimeException)e;
             }
-            throw new StorageException("cannot open store " + directory + ": " + e.getMessage(), e);
+            throw new StorageException("cannot open store " + directory + ": " + describe((IOException)e), e);
         }
+    }
+
+    /** A path that cannot hold a store fails with what is wrong with it, not with the JDK's bare file name. */
+    private static void checkDirectoryUsable(final Path directory)
+    {
+        for (Path p = directory; p != null; p = p.getParent())
+        {
+            if (Files.exists(p))
+            {
+                if (!Files.isDirectory(p))
+                {
+                    throw new StorageException("cannot open store " + directory + ": " +
+                        (p.equals(directory) ? "it is" : p + " is") + " a regular file, not a directory");
+                }
+                return;
+            }
+        }
+    }
+
+    /**
+     * @param e why the directory could not be used.
+     * @return the problem in words, naming the file (the JDK's message of some exceptions is the file alone).
+     */
+    static String describe(final IOException e)
+    {
+        final String file = e instanceof java.nio.file.FileSystemException fse && fse.getFile() != null ?
+            fse.getFile() : null;
+        if (e instanceof java.nio.file.AccessDeniedException)
+        {
+            return "permission denied on " + file + " (the process needs to create, write and lock files there)";
+        }
+        if (e instanceof java.nio.file.FileAlreadyExistsException)
+        {
+            return file + " exists and is not a directory";
+        }
+        if (e instanceof java.nio.file.NoSuchFileException)
+        {
+            return "no such file or directory: " + file;
+        }
+        if (e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null)
+        {
+            return fse.getReason().toLowerCase(java.util.Locale.ROOT) + ": " + file;
+        }
+        return String.valueOf(e.getMessage());
     }
 
     /**
@@ -188,7 +241,7 @@ public final class StoreEngine implements LogStore
             final java.util.List<java.util.concurrent.Future<?>> opened = new java.util.ArrayList<>();
             for (final String name : names)
             {
-                opened.add(pool.submit(() -> loadLog(name, config.defaultLogConfig())));
+                opened.add(pool.submit(() -> loadLog(name)));
             }
             RuntimeException first = null;
             for (final java.util.concurrent.Future<?> f : opened)
@@ -227,7 +280,7 @@ public final class StoreEngine implements LogStore
     {
         try
         {
-            log(name);
+            loadLog(name); // not log(name): a log the store opens itself has no holder yet
         }
         catch (final RuntimeException e)
         {
@@ -239,54 +292,123 @@ public final class StoreEngine implements LogStore
     @Override
     public Log log(final String name)
     {
+        checkName(name);
         final DefaultLog existing = logs.get(name);
-        return existing != null ? existing : openLog(name, config.defaultLogConfig(), false);
+        if (existing != null && !existing.isClosing())
+        {
+            handedOut.add(name);
+            return existing;
+        }
+        return openLog(name, null);
     }
 
     @Override
     public Log log(final String name, final LogConfig logConfig)
     {
-        return openLog(name, logConfig, true);
-    }
-
-    private Log openLog(final String name, final LogConfig logConfig, final boolean explicit)
-    {
-        checkOpen();
-        if (name == null || !NAME.matcher(name).matches() || name.equals(".") || name.equals(".."))
-        {
-            throw new IllegalArgumentException("log name '" + name + "' must be 1 to 200 letters, digits, '.', '_' or '-'");
-        }
+        checkName(name);
         if (logConfig == null)
         {
-            throw new NullPointerException("config");
+            throw new NullPointerException("config of log '" + name + "' must not be null");
         }
-        synchronized (logs)
+        return openLog(name, logConfig);
+    }
+
+    private static void checkName(final String name)
+    {
+        if (name == null)
+        {
+            throw new NullPointerException("log name must not be null");
+        }
+        if (!NAME.matcher(name).matches() || name.equals(".") || name.equals(".."))
+        {
+            throw new IllegalArgumentException("log name '" + name + "' must be 1 to 200 letters, digits, '.', '_' " +
+                "or '-', and not '.' or '..'");
+        }
+    }
+
+    /**
+     * @param asked the config asked for, or null for the log's own (persisted) one.
+     */
+    private Log openLog(final String name, final LogConfig asked)
+    {
+        while (true)
         {
             checkOpen();
-            final DefaultLog existing = logs.get(name);
-            if (existing != null)
+            final DefaultLog closing = logs.get(name);
+            if (closing != null && closing.isClosing())
             {
-                if (explicit)
+                // a closed handle is not handed out again: the log is opened anew once its files are closed
+                awaitClosed(closing);
+                synchronized (logs)
                 {
-                    existing.config(logConfig); // an open log keeps its segment size, takes the other settings
+                    if (logs.remove(name, closing))
+                    {
+                        handedOut.remove(name);
+                    }
                 }
-                return existing;
+                continue;
             }
-            final DefaultLog log = load(name, logConfig, nextContext());
-            logs.put(name, log);
-            return log;
+            synchronized (logs)
+            {
+                checkOpen();
+                final DefaultLog existing = logs.get(name);
+                if (existing != null && existing.isClosing())
+                {
+                    continue;
+                }
+                if (existing != null)
+                {
+                    if (asked != null && !asked.equals(existing.config()))
+                    {
+                        if (handedOut.contains(name))
+                        {
+                            throw differentConfig(existing, asked);
+                        }
+                        existing.reconfigure(asked); // opened by the store at start, no holder yet: the first sets it
+                    }
+                    handedOut.add(name);
+                    return existing;
+                }
+                final DefaultLog log = load(name, asked, nextContext());
+                logs.put(name, log);
+                handedOut.add(name);
+                return log;
+            }
         }
+    }
+
+    private static void awaitClosed(final DefaultLog log)
+    {
+        if (!log.isCloseFinished() && Thread.currentThread() == log.writerThread())
+        {
+            throw new LogClosedException("log '" + log.name() + "' is closing on this writer thread (close() was " +
+                "called in an append callback); open it again from another thread, or after the callback returned");
+        }
+        log.awaitCloseFinished();
+    }
+
+    /**
+     * A second opener of an open log must not change it under the holders that share it (a MEMORY config would
+     * turn their plain appends into ones acknowledged from memory): a different config is refused, and changed
+     * for every holder only by {@link Log#reconfigure}.
+     */
+    private static IllegalStateException differentConfig(final DefaultLog existing, final LogConfig asked)
+    {
+        return new IllegalStateException("log '" + existing.name() + "' is open with a different config (" +
+            LogConfigFile.differences(existing.config(), asked) + "): a second opener " +
+            "does not change the settings the other holders of the log rely on. Ask with the same config or with " +
+            "log(name), or call Log.reconfigure(config) to change it for every holder");
     }
 
     /** Opens an existing log at store open, outside the logs lock (several run in parallel). */
-    private void loadLog(final String name, final LogConfig logConfig)
+    private void loadLog(final String name)
     {
         final LogContext context;
         synchronized (logs)
         {
             context = nextContext();
         }
-        final DefaultLog log = load(name, logConfig, context);
+        final DefaultLog log = load(name, null, context);
         synchronized (logs)
         {
             logs.put(name, log);
@@ -300,8 +422,56 @@ public final class StoreEngine implements LogStore
             deviceInfo.copyOnWrite(), config.recoveryMode(), readAhead);
     }
 
-    private DefaultLog load(final String name, final LogConfig logConfig, final LogContext context)
+    /**
+     * Opens a log with its persisted config, or the store's default when it has none ({@code asked} null), or
+     * with {@code asked}, persisted first when it differs. Checks before any file is written that one write page
+     * of the log fits the memory budget.
+     */
+    private DefaultLog load(final String name, final LogConfig asked, final LogContext context)
     {
+        final Path dir = directory.resolve(name);
+        final LogConfig logConfig;
+        try
+        {
+            final LogConfig stored = LogConfigFile.read(io, dir, name);
+            final boolean exists = io.exists(dir.resolve(SegmentFiles.META_FILE));
+            final int segmentSize = exists ? LogMeta.read(io, dir, name).segmentSize() :
+                (asked != null ? asked : stored != null ? stored : config.defaultLogConfig()).segmentSize();
+            if (asked != null && asked.segmentSize() != segmentSize)
+            {
+                throw new IllegalArgumentException("log '" + name + "' has segmentSize " + segmentSize + "; it is " +
+                    "fixed when the log is created and cannot change (asked " + asked.segmentSize() + ")");
+            }
+            if (segmentSize > pool.budget())
+            {
+                throw new MemoryBudgetExceededException("log '" + name + "' needs a write " +
+                    "page of its segment size, " + segmentSize + " bytes, but the store's memory budget is " +
+                    pool.budget() + " bytes: raise StoreConfig.memoryBudget or use smaller segments");
+            }
+            if (asked != null)
+            {
+                logConfig = asked;
+            }
+            else if (stored != null)
+            {
+                logConfig = stored;
+            }
+            else
+            {
+                // no config of its own (created by log(name), or before log.config existed): it follows the
+                // store's default, at its own segment size, and nothing is persisted for it
+                logConfig = config.defaultLogConfig().toBuilder().segmentSize(segmentSize).build();
+            }
+            if (asked != null && !asked.equals(stored))
+            {
+                io.createDirectories(dir);
+                LogConfigFile.write(io, dir, logConfig);
+            }
+        }
+        catch (final IOException e)
+        {
+            throw new StorageException("cannot open log '" + name + "' in " + directory + ": " + describe(e), e);
+        }
         if (logConfig.durability() == Durability.DIRECT && deviceInfo.volatileWriteCache())
         {
             LOG.log(System.Logger.Level.WARNING, "log '" + name + "' defaults to DIRECT on a device with a " +
@@ -310,11 +480,11 @@ public final class StoreEngine implements LogStore
         }
         try
         {
-            return DefaultLog.open(name, directory.resolve(name), context, logConfig);
+            return DefaultLog.open(name, dir, context, logConfig);
         }
         catch (final IOException e)
         {
-            throw new StorageException("cannot open log '" + name + "' in " + directory + ": " + e.getMessage(), e);
+            throw new StorageException("cannot open log '" + name + "' in " + directory + ": " + describe(e), e);
         }
     }
 
@@ -346,6 +516,7 @@ public final class StoreEngine implements LogStore
         synchronized (logs)
         {
             final DefaultLog log = logs.remove(name);
+            handedOut.remove(name);
             if (log != null)
             {
                 log.close();
@@ -451,6 +622,15 @@ public final class StoreEngine implements LogStore
     @Override
     public void close()
     {
+        for (final LogWriterAgent writer : writers)
+        {
+            if (Thread.currentThread() == writer.thread())
+            {
+                throw new IllegalStateException("store " + directory + " cannot be closed on its writer thread " +
+                    writer.thread().getName() + " (inside an append callback): closing waits for that thread; " +
+                    "close it from another thread");
+            }
+        }
         synchronized (logs)
         {
             if (closed)

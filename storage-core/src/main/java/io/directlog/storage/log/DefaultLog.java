@@ -43,6 +43,7 @@ import io.directlog.storage.format.SegmentHeaderDescriptor;
 import io.directlog.storage.io.BlockFile;
 import io.directlog.storage.io.FileMode;
 import io.directlog.storage.page.PageMemory;
+import io.directlog.storage.writer.CallbackGuard;
 import io.directlog.storage.writer.WriterClient;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -88,11 +89,15 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private final AtomicLong nextPrepareSequence;
     private final Object visibilityMonitor = new Object();
     private final CompletableFuture<Void> closedFuture = new CompletableFuture<>();
+    /** Completed once close has closed the files (or given up on them): the log's directory may be opened again. */
+    private final CompletableFuture<Void> closeFinished = new CompletableFuture<>();
     private final int slot;
     private final int align;
     private final Checkpoint checkpoint;
     /** Serialises the syncer's tick with close: close frees what the tick writes (the checkpoint's memory). */
     private final Object tickLock = new Object();
+    /** Serialises reconfigure(): the file and the field change together. */
+    private final Object reconfigureLock = new Object();
     private volatile boolean failureLogged;
     private final Object segmentsLock = new Object();
     private final Object indexLock = new Object();
@@ -129,13 +134,17 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private boolean rolledWithUnsyncedDirect;
     private long firstDirtyNanos;
     private int recordsSinceFlush;
-    private final PendingAcks acks = new PendingAcks();
+    private final PendingAcks acks;
+    /** Runs this log's callbacks: what they throw is caught and counted, never reaches the writer's loop. */
+    private final CallbackGuard callbacks;
     private final AckSyncGate ackGate = new AckSyncGate();
     /** Acknowledgements held back by a sync in flight (writer-owned). */
     private boolean acksDeferred;
     /** The offset after the last record a completed write covered (writer-owned). */
     private long writtenEndOffset;
     private boolean failedAcksDrained;
+    /** close() ran on this writer with its queue full: the next duty cycle closes the log (writer-owned). */
+    private boolean closeAtNextDutyCycle;
 
     // counters: written by the writer, read racily by stats()
     private long flushes;
@@ -164,6 +173,8 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         this.segments = segments;
         this.nextPrepareSequence = new AtomicLong(nextPrepareSequence);
         this.readPath = new ReadPath(this, context);
+        this.callbacks = new CallbackGuard("log '" + name + "'", context.writer().callbacks());
+        this.acks = new PendingAcks(callbacks);
         this.slot = context.writer().register(this);
     }
 
@@ -263,10 +274,36 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         return config;
     }
 
-    /** @param newConfig settings to use from now on (the segment size stays). */
-    public void config(final LogConfig newConfig)
+    @Override
+    public void reconfigure(final LogConfig newConfig)
     {
-        config = newConfig.toBuilder().segmentSize(meta.segmentSize()).build();
+        if (newConfig == null)
+        {
+            throw new NullPointerException("config must not be null");
+        }
+        if (newConfig.segmentSize() != meta.segmentSize())
+        {
+            throw new IllegalArgumentException("log '" + name + "' has segmentSize " + meta.segmentSize() +
+                "; it is fixed when the log is created and cannot change (asked " + newConfig.segmentSize() + ")");
+        }
+        // persisted first, applied after: a crash in between reopens the log with what every holder was told
+        synchronized (reconfigureLock)
+        {
+            if (closing)
+            {
+                throw new LogClosedException("log '" + name + "' is closed; reopen it with store.log(name, config)");
+            }
+            try
+            {
+                LogConfigFile.write(context.io(), dir, newConfig);
+            }
+            catch (final IOException e)
+            {
+                throw new StorageException("cannot persist the config of log '" + name + "' in " + dir + ": " +
+                    e.getMessage() + "; the log keeps its settings", e);
+            }
+            config = newConfig;
+        }
     }
 
     @Override
@@ -339,14 +376,14 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         final Throwable refused = refusal();
         if (refused != null)
         {
-            callback.onComplete(-1, refused);
+            callbacks.complete(callback, -1, refused);
             return;
         }
         final Duration timeout = context.appendTimeout();
         if (!context.writer().offerAppend(slot, buffer, index, length, recordCount, durability, callback, timeout))
         {
             final Throwable again = refusal();
-            callback.onComplete(-1, again != null ? again : context.writer().timeoutException(timeout, name));
+            callbacks.complete(callback, -1, again != null ? again : context.writer().timeoutException(timeout, name));
         }
     }
 
@@ -402,7 +439,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     public LogStats stats()
     {
         return new LogStats(acks.completed(), acks.completedBytes(), flushes, flushedRecords, flushNanos, rolls, stalls,
-            syncs, readPath.hits(), readPath.misses(), prepared.size());
+            syncs, readPath.hits(), readPath.misses(), prepared.size(), callbacks.errors());
     }
 
     // ---------------------------------------------------------------- read API
@@ -427,6 +464,14 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     @Override
     public boolean awaitAppend(final long offset, final Duration timeout) throws InterruptedException
     {
+        if (offset < 0)
+        {
+            throw new IllegalArgumentException("offset=" + offset + " must not be negative (log '" + name + "')");
+        }
+        if (timeout == null)
+        {
+            throw new NullPointerException("timeout must not be null");
+        }
         if (visibleEndOffset > offset)
         {
             return true;
@@ -537,12 +582,12 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         if (failed != null)
         {
             drainOnFailure(failed);
-            callback.onComplete(-1, failed);
+            callbacks.complete(callback, -1, failed);
             return;
         }
         if (closed)
         {
-            callback.onComplete(-1, new LogClosedException("log '" + name + "' is closed"));
+            callbacks.complete(callback, -1, new LogClosedException("log '" + name + "' is closed"));
             return;
         }
         final int recordLength = RecordDescriptor.recordLength(length);
@@ -555,7 +600,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             final Throwable rollError = roll(); // the segment ends at its last record, not after a gap
             if (rollError != null)
             {
-                callback.onComplete(-1, rollError);
+                callbacks.complete(callback, -1, rollError);
                 return;
             }
         }
@@ -605,6 +650,13 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     @Override
     public int onDutyCycle(final long nowNanos)
     {
+        if (closeAtNextDutyCycle)
+        {
+            closeAtNextDutyCycle = false;
+            onClose();
+            finishCloseOnWriter();
+            return 1;
+        }
         final Throwable failed = failure;
         if (failed != null)
         {
@@ -1146,6 +1198,11 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     @Override
     public void truncateTo(final long offset)
     {
+        if (isWriterThread())
+        {
+            throw new IllegalStateException("truncateTo(" + offset + ") of log '" + name + "' called on its writer " +
+                "thread (inside an append callback): it waits for that thread; call it from another thread");
+        }
         if (closing)
         {
             throw new LogClosedException("log '" + name + "' is closed");
@@ -1659,7 +1716,8 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         return meta.segmentSize();
     }
 
-    boolean isClosing()
+    /** @return true once close() began: the log takes no more appends; the store opens it anew when asked. */
+    public boolean isClosing()
     {
         return closing;
     }
@@ -1669,17 +1727,26 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     @Override
     public void close()
     {
+        final boolean onWriter = isWriterThread();
         synchronized (this)
         {
             if (closing)
             {
-                closedFuture.join();
+                if (!onWriter)
+                {
+                    closeFinished.join();
+                }
                 return;
             }
             closing = true;
         }
-        final Runnable onWriter = this::onClose;
-        if (!context.writer().offerCommand(slot, onWriter, Duration.ofSeconds(30)))
+        if (onWriter)
+        {
+            closeOnWriter();
+            return;
+        }
+        final Runnable onWriterCommand = this::onClose;
+        if (!context.writer().offerCommand(slot, onWriterCommand, Duration.ofSeconds(30)))
         {
             failStop("close", new StorageException("writer queue stayed full for 30 s"));
         }
@@ -1713,10 +1780,66 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             // the writer never ran the close: leave its files open rather than close them under it
             LOG.log(System.Logger.Level.WARNING, "log '" + name + "' did not close within 60 s; its files stay open");
         }
+        closeFinished.complete(null);
         if (interrupted)
         {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** @return the writer thread this log is pinned to. */
+    public Thread writerThread()
+    {
+        return context.writer().thread();
+    }
+
+    private boolean isWriterThread()
+    {
+        return Thread.currentThread() == context.writer().thread();
+    }
+
+    /**
+     * close() called on this log's own writer thread (from a callback): the writer cannot wait for itself, so it
+     * closes the log after the work already queued, through a command, and close() returns at once. With the
+     * queue full it cannot queue one without waiting for itself either: the next duty cycle closes the log then
+     * (appends still queued behind it are refused as closed).
+     */
+    private void closeOnWriter()
+    {
+        final Runnable command = () ->
+        {
+            onClose();
+            finishCloseOnWriter();
+        };
+        if (!context.writer().offerCommand(slot, command, Duration.ZERO))
+        {
+            closeAtNextDutyCycle = true;
+        }
+    }
+
+    private void finishCloseOnWriter()
+    {
+        try
+        {
+            context.preparer().deregister(this);
+            closeFiles();
+        }
+        finally
+        {
+            closeFinished.complete(null);
+        }
+    }
+
+    /** Waits until {@link #close()} has closed this log's files; call only after close() began. */
+    public void awaitCloseFinished()
+    {
+        closeFinished.join();
+    }
+
+    /** @return true once close has closed this log's files. */
+    public boolean isCloseFinished()
+    {
+        return closeFinished.isDone();
     }
 
     private void onClose()

@@ -13,6 +13,7 @@ import io.directlog.storage.Durability;
  */
 final class PendingAcks
 {
+    private final io.directlog.storage.writer.CallbackGuard guard;
     private AppendCallback[] callbacks = new AppendCallback[1024];
     private long[] offsets = new long[1024];
     private int head;
@@ -23,6 +24,17 @@ final class PendingAcks
     private int dsync;
     private long completed;
     private long completedBytes;
+
+    /** With a guard of its own: for a ring used outside a log. */
+    PendingAcks()
+    {
+        this(new io.directlog.storage.writer.CallbackGuard("pending appends", null));
+    }
+
+    PendingAcks(final io.directlog.storage.writer.CallbackGuard guard)
+    {
+        this.guard = guard;
+    }
 
     void add(final AppendCallback callback, final long offset, final Durability durability, final int length)
     {
@@ -114,7 +126,7 @@ final class PendingAcks
             }
             completed++;
             completedBytes += lengths[i];
-            cb.onComplete(offset, null);
+            guard.complete(cb, offset, null);
         }
     }
 
@@ -135,7 +147,7 @@ final class PendingAcks
             callbacks[i] = null;
             head = (head + 1) & (callbacks.length - 1);
             size--;
-            cb.onComplete(-1, error);
+            guard.complete(cb, -1, error);
         }
         durable = 0;
         dsync = 0;

@@ -59,6 +59,8 @@ public final class LogWriterAgent implements Runnable
     /** Where the thread pins itself (next to the device's completion interrupts), or null. */
     private final CpuSet cpus;
     private final MessageHandler handler = this::onMessage;
+    /** Counts what the callbacks of this writer's logs throw (the logs' guards count into it). */
+    private final CallbackGuard callbacks;
     private volatile WriterClient[] clients = new WriterClient[0];
     private volatile boolean sleeping;
     private volatile boolean running = true;
@@ -91,6 +93,7 @@ public final class LogWriterAgent implements Runnable
         slots = new Object[queueBytes >> 4];
         thread = new Thread(this, name);
         thread.setDaemon(true);
+        callbacks = new CallbackGuard("a log of " + name, null);
     }
 
     /** Starts the writer thread. */
@@ -115,6 +118,12 @@ public final class LogWriterAgent implements Runnable
     public int queuedBytes()
     {
         return ring.size();
+    }
+
+    /** @return the guard that counts what callbacks of this writer's logs threw; never decreases. */
+    public CallbackGuard callbacks()
+    {
+        return callbacks;
     }
 
     /** @return messages processed (writer's counter, read racily). */
@@ -388,7 +397,7 @@ public final class LogWriterAgent implements Runnable
         final int clientSlot = buffer.getInt(index);
         if (type == COMMAND)
         {
-            ((Runnable)attachment).run();
+            runCommand((Runnable)attachment);
             return;
         }
         final WriterClient client = clients[clientSlot];
@@ -397,7 +406,7 @@ public final class LogWriterAgent implements Runnable
             // the log closed after this append passed its open check: refuse it, keep the writer alive
             final AppendCallback callback = type == APPEND ? (AppendCallback)attachment :
                 ((LargeAppend)attachment).callback;
-            callback.onComplete(-1, new LogClosedException("log is closed"));
+            callbacks.complete(callback, -1, new LogClosedException("log is closed"));
             return;
         }
         final int recordCount = buffer.getInt(index + 4);
@@ -412,6 +421,19 @@ public final class LogWriterAgent implements Runnable
             final LargeAppend large = (LargeAppend)attachment;
             client.onAppend(new UnsafeBuffer(large.payload), 0, large.payload.length, recordCount, durability,
                 large.callback);
+        }
+    }
+
+    /** A command is engine code and handles its own errors; one that does not must still not end the writer. */
+    private void runCommand(final Runnable command)
+    {
+        try
+        {
+            command.run();
+        }
+        catch (final RuntimeException | Error e)
+        {
+            LOG.log(System.Logger.Level.ERROR, thread.getName() + ": a command failed: " + e, e);
         }
     }
 

@@ -1,0 +1,216 @@
+package io.directlog.cli.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import io.directlog.nativeio.Extent;
+import io.directlog.nativeio.FallocateMode;
+import io.directlog.nativeio.NativeFile;
+import io.directlog.nativeio.NativeIoException;
+import io.directlog.nativeio.OpenFlags;
+import io.directlog.storage.Durability;
+import io.directlog.storage.Log;
+import io.directlog.storage.LogConfig;
+import io.directlog.storage.LogStore;
+import io.directlog.storage.StoreConfig;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * dump and verify on stores the engine wrote: a clean one, then one with damage a test injects into a rolled
+ * segment (a flipped byte, a zeroed block, a truncated file), and an open one.
+ */
+class StoreToolsTest
+{
+    private static final int RECORDS = 3000;
+    private static final int PAYLOAD = 500;
+    private static final String SEGMENT_0 = "00000000000000000000.log";
+
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    @BeforeEach
+    void writeStore() throws Exception
+    {
+        try (LogStore store = LogStore.open(config()))
+        {
+            final Log log = store.log("events", LogConfig.builder().segmentSize(LogConfig.SEGMENT_SIZE_MIN).build());
+            CompletableFuture<Long> last = null;
+            for (int i = 0; i < RECORDS; i++)
+            {
+                final byte[] payload = new byte[PAYLOAD];
+                Arrays.fill(payload, (byte)i);
+                last = log.append(payload, Durability.MEMORY);
+            }
+            last.get();
+            log.append(new byte[PAYLOAD], Durability.DSYNC).get();
+        }
+    }
+
+    private StoreConfig config()
+    {
+        return StoreConfig.builder(dir).memoryBudget(64L << 20).build();
+    }
+
+    @Test
+    void dumpListsSegmentsAndCheckpointOfAStoreTheEngineWrote() throws Exception
+    {
+        assertEquals(0, dump(dir.toString(), "--json"), err());
+        final String json = out();
+        assertTrue(json.contains("\"name\":\"events\""), json);
+        assertTrue(json.contains("\"cleanShutdown\":true"), json);
+        assertTrue(json.contains("\"file\":\"" + SEGMENT_0 + "\""), json);
+        assertTrue(json.contains("\"state\":\"rolled\""), json);
+        assertTrue(json.contains("\"watermarkOffset\":" + (RECORDS + 1)), json);
+    }
+
+    @Test
+    void dumpRecordsShowsEveryRecordFromAnOffset() throws Exception
+    {
+        assertEquals(0, dump(dir.toString(), "--log", "events", "--records", "--from", "2990"), err());
+        final String text = out();
+        assertTrue(text.contains("watermark   offset " + (RECORDS + 1)), text);
+        for (int offset = 2990; offset <= RECORDS; offset++)
+        {
+            assertTrue(text.contains("record offset " + offset + "  "), "offset " + offset + " in\n" + text);
+        }
+        assertTrue(!text.contains("record offset 2989 "), text);
+        assertTrue(text.contains("crc ok"), text);
+    }
+
+    @Test
+    void verifyPassesAStoreTheEngineClosedCleanly() throws Exception
+    {
+        assertEquals(0, verify(dir.toString()), out() + err());
+        assertTrue(out().contains("no damage"), out());
+    }
+
+    @Test
+    void verifyFindsAFlippedByteInARecord() throws Exception
+    {
+        final Path segment = dir.resolve("events").resolve(SEGMENT_0);
+        try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw"))
+        {
+            final long at = 4096 * 40 + 100;
+            f.seek(at);
+            final int b = f.read();
+            f.seek(at);
+            f.write(b ^ 0x10);
+        }
+        assertEquals(1, verify(dir.toString(), "--json"), out());
+        assertTrue(out().contains("\"ok\":false"), out());
+        assertTrue(out().contains("CRC"), out());
+    }
+
+    @Test
+    void verifyFindsAZeroedBlock() throws Exception
+    {
+        final Path segment = dir.resolve("events").resolve(SEGMENT_0);
+        try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw"))
+        {
+            f.seek(4096 * 20);
+            f.write(new byte[4096]);
+        }
+        assertEquals(1, verify(dir.toString()), out());
+        assertTrue(out().contains("DAMAGE"), out());
+        assertTrue(out().contains("the next segment starts at"), out());
+    }
+
+    @Test
+    void verifyFindsATruncatedSegmentFile() throws Exception
+    {
+        final Path segment = dir.resolve("events").resolve(SEGMENT_0);
+        try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw"))
+        {
+            f.setLength(512 * 1024);
+        }
+        assertEquals(1, verify(dir.toString()), out());
+        assertTrue(out().contains("(truncated)"), out());
+    }
+
+    @Test
+    void verifyFindsAnUnwrittenExtentInAPreparedSegment() throws Exception
+    {
+        // what a preparer that fallocated instead of writing zeros would hand the writer
+        final Path prepared;
+        try (var files = Files.list(dir.resolve("events")))
+        {
+            prepared = files.filter(p -> p.toString().endsWith(".log")).sorted().reduce((a, b) -> b).orElseThrow();
+        }
+        Files.delete(prepared);
+        try (NativeFile f = NativeFile.open(prepared, OpenFlags.READ_WRITE | OpenFlags.CREATE, NativeFile.DEFAULT_MODE))
+        {
+            f.fallocate(FallocateMode.DEFAULT, 0, LogConfig.SEGMENT_SIZE_MIN);
+            final List<Extent> extents = f.extents(0, LogConfig.SEGMENT_SIZE_MIN);
+            assumeTrue(!extents.isEmpty() && extents.get(0).unwritten(), "this filesystem does not report unwritten extents");
+        }
+        catch (final NativeIoException ex)
+        {
+            assumeTrue(false, "fallocate or FIEMAP unsupported here: " + ex.getMessage());
+        }
+        assertEquals(1, verify(dir.toString()), out());
+        assertTrue(out().contains("a prepared segment has an extent of 1048576 bytes flagged unwritten"), out());
+    }
+
+    @Test
+    void verifyChangesNoFile() throws Exception
+    {
+        final byte[] before = Files.readAllBytes(dir.resolve("events").resolve("checkpoint"));
+        final long modified = Files.getLastModifiedTime(dir.resolve("events").resolve(SEGMENT_0)).toMillis();
+        verify(dir.toString());
+        assertTrue(Arrays.equals(before, Files.readAllBytes(dir.resolve("events").resolve("checkpoint"))));
+        assertEquals(modified, Files.getLastModifiedTime(dir.resolve("events").resolve(SEGMENT_0)).toMillis());
+    }
+
+    @Test
+    void verifyRefusesAnOpenStoreUnlessForced() throws Exception
+    {
+        try (LogStore store = LogStore.open(config()))
+        {
+            store.log("events");
+            assertEquals(1, verify(dir.toString()));
+            assertTrue(err().contains("is open"), err());
+            out.reset();
+            assertEquals(0, verify(dir.toString(), "--force-read-only"), out() + err());
+            assertTrue(out().contains("--force-read-only"), out());
+        }
+    }
+
+    private int dump(final String... args) throws Exception
+    {
+        return new DumpCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8)).run(args);
+    }
+
+    private int verify(final String... args) throws Exception
+    {
+        return new VerifyCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8)).run(args);
+    }
+
+    private String out()
+    {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private String err()
+    {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Runs the queue example as an application would be run, with no JVM option, and fails if anything is printed on
+# stderr (a JDK warning, a log line) or the example fails. On each JDK:
+#   1. java -jar directlog-examples.jar           no option: the jar's manifest has Add-Opens and Enable-Native-Access
+#   2. java -cp <jar>:lib/* ... (no option)        must fail at once, with a message naming the --add-opens flag
+#   3. java <the two documented options> -cp ...   must work
+#
+# usage: examples/bare-jvm-check.sh [JAVA_HOME ...]
+#   JDKs: the arguments; else $BARE_JVM_JAVA_HOME (the JDK running Maven, set by the build) or java on the PATH,
+#   plus every JDK 17+ in /usr/lib/jvm whose major version is not yet covered (17 and 25 on our machines).
+# Needs 'mvn -B -DskipTests install' (or package) first: it runs examples/target/directlog-examples.jar.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+jar="$here/target/directlog-examples.jar"
+[ -f "$jar" ] || { echo "bare-jvm-check: $jar is missing; run 'mvn -B -DskipTests install' first" >&2; exit 2; }
+flags=(--add-opens java.base/jdk.internal.misc=ALL-UNNAMED --enable-native-access=ALL-UNNAMED)
+
+major() { "$1/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p'; }
+
+homes=()
+if [ $# -gt 0 ]; then
+  homes=("$@")
+else
+  if [ -n "${BARE_JVM_JAVA_HOME:-}" ]; then homes+=("$BARE_JVM_JAVA_HOME")
+  elif [ -n "${JAVA_HOME:-}" ]; then homes+=("$JAVA_HOME")
+  else homes+=("$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"); fi
+  seen=" $(major "${homes[0]}") "
+  for h in /usr/lib/jvm/*/; do
+    h="${h%/}"
+    [ -x "$h/bin/java" ] || continue
+    m="$(major "$h" || true)"
+    case "$m" in ''|1.*|9|1[0-6]) continue ;; esac
+    [[ "$seen" == *" $m "* ]] && continue
+    seen="$seen$m "
+    homes+=("$h")
+  done
+fi
+
+failures=0
+tmp="$(mktemp -d)"
+# the stores go under target/, not /tmp: where /tmp is a tmpfs (no O_DIRECT) the engine's fallback warning would
+# be the stderr output this script forbids
+stores="$here/target/bare-jvm-check"
+rm -rf "$stores"
+mkdir -p "$stores"
+trap 'rm -rf "$tmp" "$stores"' EXIT
+runs=0
+
+# run NAME EXPECT(ok|refused) java-args...
+run() {
+  local name="$1" expect="$2"; shift 2
+  local rc=0
+  runs=$((runs + 1))
+  "$@" "$stores/store-$runs" >"$tmp/out" 2>"$tmp/err" || rc=$?
+  local why=""
+  if [ -s "$tmp/err" ]; then why="stderr is not empty"; fi
+  if [ "$expect" = ok ] && { [ $rc -ne 0 ] || ! grep -q "queue example: ok" "$tmp/out"; }; then why="${why:+$why; }exit $rc, not ok"; fi
+  if [ "$expect" = refused ] && { [ $rc -eq 0 ] || ! grep -qF -- "--add-opens java.base/jdk.internal.misc=ALL-UNNAMED" "$tmp/out"; }; then
+    why="${why:+$why; }exit $rc, expected a refusal naming the flag"
+  fi
+  if [ -z "$why" ]; then
+    echo "  ok    $name"
+  else
+    echo "  FAIL  $name: $why"
+    sed 's/^/        out: /' "$tmp/out" | head -20
+    sed 's/^/        err: /' "$tmp/err" | head -20
+    failures=$((failures + 1))
+  fi
+}
+
+for h in "${homes[@]}"; do
+  java="$h/bin/java"
+  echo "bare-jvm-check on JDK $(major "$h") ($h)"
+  run "java -jar (no option; manifest Add-Opens + Enable-Native-Access)" ok "$java" -jar "$jar"
+  run "java -cp, no option: refused at LogStore.open naming the flag" refused "$java" -cp "$jar:$here/target/lib/*" io.directlog.examples.QueueExample
+  run "java -cp with ${flags[*]}" ok "$java" "${flags[@]}" -cp "$jar:$here/target/lib/*" io.directlog.examples.QueueExample
+done
+
+if [ $failures -ne 0 ]; then
+  echo "bare-jvm-check: $failures failed"
+  exit 1
+fi
+echo "bare-jvm-check: all passed"
