@@ -56,7 +56,8 @@ public final class KafkaBroker implements AutoCloseable
     {
         this.config = config;
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        // the store's default log settings are the broker's topic defaults: the engine opens existing logs with them
+        // the store's default log settings are the broker's topic defaults; a partition log carries its topic's own
+        // settings in its log.config (persisted by store.log(name, config)), so the engine opens it with them
         this.store = LogStore.open(StoreConfig.builder(config.directory()).memoryBudget(config.memoryBudget())
             .meterRegistry(registry)
             .defaultLogConfig(LogConfig.builder().segmentSize(config.segmentBytes()).durability(config.durability())
@@ -201,6 +202,12 @@ public final class KafkaBroker implements AutoCloseable
     public int topicCount()
     {
         return topics.topics().size();
+    }
+
+    /** @return the topic registry; for tests in this package that look at partition logs. */
+    TopicRegistry topics()
+    {
+        return topics;
     }
 
     /** Stops accepting, closes connections, stops the coordinator, then closes every log cleanly. Idempotent. */

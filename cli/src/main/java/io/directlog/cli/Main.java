@@ -6,6 +6,7 @@ import java.util.List;
 
 import io.directlog.cli.bench.BenchCommand;
 import io.directlog.cli.broker.BrokerCommand;
+import io.directlog.cli.brokerbench.BrokerBenchCommand;
 import io.directlog.cli.store.DumpCommand;
 import io.directlog.cli.store.VerifyCommand;
 
@@ -18,8 +19,8 @@ import io.directlog.cli.store.VerifyCommand;
 public final class Main
 {
     /** The commands, in the order {@code --help} lists them. */
-    static final List<Command> COMMANDS =
-        List.of(new BenchCommand(), new BrokerCommand(), new DumpCommand(), new VerifyCommand());
+    static final List<Command> COMMANDS = List.of(new BenchCommand(), new BrokerCommand(), new DumpCommand(),
+        new VerifyCommand(), new BrokerBenchCommand());
 
     private static final String DEBUG_PROP_NAME = "directlog.debug";
 

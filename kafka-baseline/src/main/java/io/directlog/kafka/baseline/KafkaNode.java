@@ -398,7 +398,7 @@ public final class KafkaNode implements BrokerUnderTest
         }
     }
 
-    private static void deleteRecursively(final Path dir)
+    static void deleteRecursively(final Path dir)
     {
         try (Stream<Path> paths = Files.walk(dir))
         {

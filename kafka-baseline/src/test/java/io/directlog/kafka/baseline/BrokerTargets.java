@@ -7,7 +7,7 @@ import java.io.IOException;
  * <ul>
  *   <li>{@code kafka} (default): Apache Kafka from {@link KafkaNode}, started here and stopped afterwards;</li>
  *   <li>{@code external}: a broker somebody already runs, at {@value #BOOTSTRAP_PROP_NAME} ({@code host:port});</li>
- *   <li>{@code directlog}: DirectLog's broker, once the broker module has one to start.</li>
+ *   <li>{@code directlog}: DirectLog's broker from {@link DirectLogNode}, started here and stopped afterwards.</li>
  * </ul>
  *
  * <p>Stateless; thread-safe.
@@ -32,8 +32,7 @@ final class BrokerTargets
             case "external":
                 return external(System.getProperty(BOOTSTRAP_PROP_NAME, ""));
             case "directlog":
-                throw new IllegalStateException("DirectLog's broker cannot be started from here yet; start it by hand " +
-                    "and use -D" + TARGET_PROP_NAME + "=external -D" + BOOTSTRAP_PROP_NAME + "=host:port");
+                return DirectLogNode.start();
             default:
                 throw new IllegalArgumentException(TARGET_PROP_NAME + " must be kafka, external or directlog, not '" +
                     target + "'");

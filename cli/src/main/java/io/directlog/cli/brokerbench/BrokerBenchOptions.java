@@ -1,0 +1,151 @@
+package io.directlog.cli.brokerbench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.directlog.cli.UsageException;
+
+/**
+ * The parsed options of {@code ./directlog bench-broker}, and the durations they imply. Immutable once parsed.
+ *
+ * @param quick     the short run: seconds per phase instead of a minute, a 64 MiB backlog instead of 2 GiB.
+ * @param jsonFile  where to write JSON lines, or null.
+ * @param scenarios the scenarios to run, in order.
+ * @param systems   the brokers to run, in order (Kafka first: fixed-rate needs its max throughput).
+ * @param rate      the fixed rate in records/s, or 0 for half of Kafka's default max throughput of this run.
+ * @param dir       where the brokers' data directories go (same filesystem for all), or null for the temp dir.
+ * @param help      whether to print the usage and stop.
+ */
+record BrokerBenchOptions(boolean quick, Path jsonFile, List<String> scenarios, List<String> systems, double rate,
+                          Path dir, boolean help)
+{
+    static final List<String> SCENARIOS = List.of("max-throughput", "fixed-rate", "many-partitions", "catch-up");
+    static final List<String> SYSTEMS = List.of(BrokerTargets.KAFKA, BrokerTargets.KAFKA_FSYNC,
+        BrokerTargets.DIRECTLOG);
+
+    static final String USAGE = String.join("\n",
+        "usage: ./directlog bench-broker [options]",
+        "",
+        "Runs DirectLog's broker and Apache Kafka 4.4.0 (defaults, then flush.messages=1 flush.ms=0) one at a time,",
+        "each in its own JVM with a fresh data directory, under the same kafka-clients load (1 KiB records, acks=all,",
+        "idempotent, linger.ms=1), and prints one table with DirectLog's ratios to Kafka and the verdicts against",
+        "issue 21's targets. Progress on stderr.",
+        "",
+        "options:",
+        "  --quick               a few seconds per phase and a 64 MiB backlog (under 3 minutes on an idle machine)",
+        "  --only NAME[,NAME]    run only these scenarios (fixed-rate and catch-up still measure max-throughput",
+        "                        on the first system, for their rate, unless --rate is given)",
+        "  --systems S[,S]       brokers to run, from kafka, kafka-fsync, directlog (default: all three)",
+        "  --rate MSGS           the fixed rate in records/s (default: 50% of kafka's max-throughput in this run)",
+        "  --dir DIR             parent of the brokers' data directories (default: java.io.tmpdir)",
+        "  --json FILE           also write one JSON object per row and line to FILE",
+        "  --help                this text",
+        "",
+        "scenarios: max-throughput (16 partitions, 4 producers, unthrottled), fixed-rate (open loop at the rate;",
+        "publish and end-to-end latency), many-partitions (1,000 partitions, 10,000 records/s), catch-up (a consumer",
+        "reads the backlog from the beginning while producers keep the rate; read MB/s and publish p99 with and",
+        "without the read)",
+        "",
+        "exit code: 0 every row measured, 1 a row failed, 2 bad usage",
+        "");
+
+    static BrokerBenchOptions parse(final String[] args) throws UsageException
+    {
+        boolean quick = false;
+        Path json = null;
+        List<String> scenarios = SCENARIOS;
+        List<String> systems = SYSTEMS;
+        double rate = 0;
+        Path dir = null;
+        for (int i = 0; i < args.length; i++)
+        {
+            final String arg = args[i];
+            final int eq = arg.indexOf('=');
+            final String name = arg.startsWith("--") && eq > 0 ? arg.substring(0, eq) : arg;
+            final String inline = arg.startsWith("--") && eq > 0 ? arg.substring(eq + 1) : null;
+            switch (name)
+            {
+                case "--help", "-h" ->
+                {
+                    return new BrokerBenchOptions(false, null, SCENARIOS, SYSTEMS, 0, null, true);
+                }
+                case "--quick" -> quick = true;
+                case "--json" -> json = Path.of(inline != null ? inline : value(args, ++i, name));
+                case "--dir" -> dir = Path.of(inline != null ? inline : value(args, ++i, name));
+                case "--only" -> scenarios = names(inline != null ? inline : value(args, ++i, name), SCENARIOS, name);
+                case "--systems" -> systems = names(inline != null ? inline : value(args, ++i, name), SYSTEMS, name);
+                case "--rate" ->
+                {
+                    final String v = inline != null ? inline : value(args, ++i, name);
+                    try
+                    {
+                        rate = Double.parseDouble(v);
+                    }
+                    catch (final NumberFormatException ex)
+                    {
+                        rate = -1;
+                    }
+                    if (!(rate > 0))
+                    {
+                        throw new UsageException("--rate must be a positive number of records/s, not '" + v + "'");
+                    }
+                }
+                default -> throw new UsageException("unknown option '" + arg + "'");
+            }
+        }
+        return new BrokerBenchOptions(quick, json, scenarios, systems, rate, dir, false);
+    }
+
+    Duration warmup()
+    {
+        return quick ? Duration.ofSeconds(2) : Duration.ofSeconds(10);
+    }
+
+    Duration measure()
+    {
+        return quick ? Duration.ofSeconds(6) : Duration.ofSeconds(60);
+    }
+
+    /** @return the catch-up backlog in bytes: 2 GiB, or 64 MiB with --quick. */
+    long backlogBytes()
+    {
+        return quick ? 64L << 20 : 2L << 30;
+    }
+
+    /** @return the longest the catch-up read may take. */
+    Duration readLimit()
+    {
+        return quick ? Duration.ofSeconds(20) : Duration.ofMinutes(5);
+    }
+
+    private static List<String> names(final String value, final List<String> known, final String option)
+        throws UsageException
+    {
+        final List<String> out = new ArrayList<>();
+        for (final String s : value.split(","))
+        {
+            final String n = s.trim();
+            if (!known.contains(n))
+            {
+                throw new UsageException(option + ": unknown name '" + n + "'; known: " + String.join(", ", known));
+            }
+            if (!out.contains(n))
+            {
+                out.add(n);
+            }
+        }
+        // keep the canonical order: Kafka before DirectLog, max-throughput before the rate-driven scenarios
+        return known.stream().filter(out::contains).toList();
+    }
+
+    private static String value(final String[] args, final int i, final String name) throws UsageException
+    {
+        if (i >= args.length)
+        {
+            throw new UsageException(name + " needs a value");
+        }
+        return args[i];
+    }
+}
