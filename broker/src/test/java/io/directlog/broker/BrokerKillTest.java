@@ -38,8 +38,7 @@ import org.junit.jupiter.api.Timeout;
  * every acknowledged record is there exactly once, at its acknowledged offset. Cycles: 50 by default (issue 20
  * asks that many of each CI run), {@code -Ddirectlog.broker.killCycles=N} for another count. A cycle is kept cheap
  * (2.6 s on average over 50 on two shared cores: 134 s): the child JVM starts with a small heap, C1 only, the serial
- * collector and a 32 MiB memory budget, and each burst
- * stops after {@value #ACKED_BEFORE_KILL} acknowledgements.
+ * collector and a 32 MiB memory budget, and each burst stops after {@value #ACKED_BEFORE_KILL} acknowledgements.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class BrokerKillTest
