@@ -20,9 +20,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Malformed and hostile input closes that connection or is answered with an error; the broker stays up. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(NettyLeakCheck.class)
 class BadInputTest
 {
     private KafkaBroker broker;

@@ -42,9 +42,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The real Java kafka-clients (the version on the test classpath) against the broker. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@ExtendWith(NettyLeakCheck.class)
 class KafkaClientCompatibilityTest
 {
     private Path dir;
