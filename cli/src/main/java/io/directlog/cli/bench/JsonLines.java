@@ -1,8 +1,9 @@
 package io.directlog.cli.bench;
 
+import static io.directlog.cli.JsonText.number;
+import static io.directlog.cli.JsonText.string;
+
 import java.io.IOException;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,44 +63,5 @@ final class JsonLines
             sb.append(",\"note\":").append(string(note));
         }
         return sb.append('}').toString();
-    }
-
-    /** Plain decimal, never exponent notation; NaN and infinities, which JSON lacks, become null. */
-    static String number(final double value, final int decimals)
-    {
-        if (Double.isNaN(value) || Double.isInfinite(value))
-        {
-            return "null";
-        }
-        return BigDecimal.valueOf(value).setScale(decimals, RoundingMode.HALF_UP).stripTrailingZeros().toPlainString();
-    }
-
-    static String string(final String s)
-    {
-        final StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++)
-        {
-            final char c = s.charAt(i);
-            switch (c)
-            {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default ->
-                {
-                    if (c < 0x20)
-                    {
-                        sb.append(String.format("\\u%04x", (int)c));
-                    }
-                    else
-                    {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        return sb.append('"').toString();
     }
 }

@@ -1,8 +1,9 @@
 package io.directlog.cli.brokerbench;
 
+import static io.directlog.cli.JsonText.number;
+import static io.directlog.cli.JsonText.string;
+
 import java.io.IOException;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,43 +63,5 @@ final class BrokerBenchJson
             sb.append(",\"note\":").append(string(row.note()));
         }
         return sb.append('}').toString();
-    }
-
-    static String number(final double v, final int scale)
-    {
-        if (Double.isNaN(v) || Double.isInfinite(v))
-        {
-            return "null";
-        }
-        return BigDecimal.valueOf(v).setScale(scale, RoundingMode.HALF_EVEN).stripTrailingZeros().toPlainString();
-    }
-
-    static String string(final String s)
-    {
-        final StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++)
-        {
-            final char c = s.charAt(i);
-            switch (c)
-            {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default ->
-                {
-                    if (c < 0x20)
-                    {
-                        sb.append(String.format("\\u%04x", (int)c));
-                    }
-                    else
-                    {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        return sb.append('"').toString();
     }
 }

@@ -3,6 +3,8 @@ package io.directlog.cli.store;
 import java.util.List;
 import java.util.Map;
 
+import io.directlog.cli.JsonText;
+
 /**
  * Writes the --json output of dump and verify: maps (in their iteration order), lists, strings, numbers, booleans
  * and null. Enough for the tools' reports; not a general JSON library.
@@ -39,7 +41,7 @@ final class Json
                     sb.append(',');
                 }
                 first = false;
-                string(sb, String.valueOf(e.getKey()));
+                sb.append(JsonText.string(String.valueOf(e.getKey())));
                 sb.append(':');
                 write(sb, e.getValue());
             }
@@ -64,36 +66,7 @@ final class Json
         }
         else
         {
-            string(sb, value.toString());
+            sb.append(JsonText.string(value.toString()));
         }
-    }
-
-    private static void string(final StringBuilder sb, final String s)
-    {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++)
-        {
-            final char c = s.charAt(i);
-            switch (c)
-            {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default ->
-                {
-                    if (c < 0x20)
-                    {
-                        sb.append(String.format("\\u%04x", (int)c));
-                    }
-                    else
-                    {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        sb.append('"');
     }
 }

@@ -45,7 +45,7 @@ class JsonLinesTest
     @Test
     void controlCharactersAreEscaped()
     {
-        assertEquals("\"a\\u0001b\\\\c\"", JsonLines.string("a\u0001b\\c"));
+        assertEquals("\"a\\u0001b\\\\c\"", io.directlog.cli.JsonText.string("a\u0001b\\c"));
     }
 
     @Test

@@ -80,7 +80,7 @@ class BrokerBenchReportTest
             "\"p999Ms\":20,\"brokerCpuSecPerGb\":null,\"loadGenCpuSecPerGb\":1.5}",
             BrokerBenchJson.line(ROWS.get(3), ROWS));
         assertTrue(BrokerBenchJson.line(ROWS.get(2), ROWS).contains(",\"verdict\":\"MB/s vs kafka 1.10x"));
-        assertEquals("\"a\\\"b\\n\"", BrokerBenchJson.string("a\"b\n"));
+        assertEquals("\"a\\\"b\\n\"", io.directlog.cli.JsonText.string("a\"b\n"));
     }
 
     @Test
