@@ -76,7 +76,7 @@ class BrokerBenchReportTest
     void jsonLineHasTheIssuesFieldsAndNullForMissingNumbers()
     {
         assertEquals("{\"system\":\"kafka\",\"scenario\":\"fixed-rate\",\"measure\":\"e2e\",\"partitions\":16," +
-            "\"producers\":4,\"recordBytes\":1024,\"msgsPerSec\":19531.2,\"mbPerSec\":20,\"p50Ms\":5,\"p99Ms\":10," +
+            "\"producers\":4,\"recordBytes\":1024,\"msgsPerSec\":19531.3,\"mbPerSec\":20,\"p50Ms\":5,\"p99Ms\":10," +
             "\"p999Ms\":20,\"brokerCpuSecPerGb\":null,\"loadGenCpuSecPerGb\":1.5}",
             BrokerBenchJson.line(ROWS.get(3), ROWS));
         assertTrue(BrokerBenchJson.line(ROWS.get(2), ROWS).contains(",\"verdict\":\"MB/s vs kafka 1.10x"));
