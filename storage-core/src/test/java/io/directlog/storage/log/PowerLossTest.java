@@ -55,12 +55,14 @@ class PowerLossTest
     private static final Tally TALLY = new Tally();
     /** Held so the level sticks: every recovery of a torn tail logs a warning, millions of lines otherwise. */
     private static final java.util.logging.Logger ENGINE_LOG = java.util.logging.Logger.getLogger("io.directlog");
+    private static java.util.logging.Level engineLogLevel;
     private static PowerLossWorkload workload;
     private static PowerLossChecker checker;
 
     @BeforeAll
     static void start() throws Exception
     {
+        engineLogLevel = ENGINE_LOG.getLevel();
         ENGINE_LOG.setLevel(java.util.logging.Level.SEVERE);
         workload = new PowerLossWorkload(TestDirs.create("powerloss"));
         checker = new PowerLossChecker(workload);
@@ -74,6 +76,8 @@ class PowerLossTest
             TALLY.ackedChecked + " lost=" + TALLY.lost + " detected=" + TALLY.detected + "/" + TALLY.injected);
         checker.close();
         workload.close();
+        // Suites after this one in the same JVM assert on the engine's WARNING lines.
+        ENGINE_LOG.setLevel(engineLogLevel);
     }
 
     @Test
