@@ -2044,8 +2044,9 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         return "Log{" + name + ", end=" + endOffset + '}';
     }
 
-    /** The future behind the CompletableFuture API: itself the callback, so one allocation per append. */
-    static final class FutureCallback extends CompletableFuture<Long> implements AppendCallback
+    /** The future behind the CompletableFuture API: itself the callback, so one allocation per append; its join
+     * and get poll before they park (see PollingFuture). */
+    static final class FutureCallback extends PollingFuture<Long> implements AppendCallback
     {
         @Override
         public void onComplete(final long offset, final Throwable error)

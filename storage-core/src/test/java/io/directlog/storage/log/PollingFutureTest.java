@@ -1,0 +1,134 @@
+package io.directlog.storage.log;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class PollingFutureTest
+{
+    /** Waits (bounded) until {@code thread} is parked or blocked: the state a poll must end in. */
+    private static void awaitParked(final Thread thread)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (thread.getState() != Thread.State.WAITING && thread.getState() != Thread.State.TIMED_WAITING)
+        {
+            assertTrue(System.nanoTime() < deadline, "the waiter still runs after 10 s: " + thread.getState() +
+                " (a long wait must park, not poll)");
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void joinAndGetReturnTheResultCompletedByAnotherThread() throws Exception
+    {
+        final PollingFuture<Long> future = new PollingFuture<>();
+        final Thread completer = new Thread(() -> future.complete(42L));
+        completer.start();
+        assertEquals(42L, future.join());
+        assertEquals(42L, future.get());
+        assertEquals(42L, future.get(1, TimeUnit.SECONDS));
+        completer.join();
+    }
+
+    @Test
+    void failuresAreReportedAsCompletableFutureReportsThem()
+    {
+        final PollingFuture<Long> future = new PollingFuture<>();
+        final IllegalStateException failure = new IllegalStateException("boom");
+        future.completeExceptionally(failure);
+        assertSame(failure, assertThrows(CompletionException.class, future::join).getCause());
+        assertSame(failure, assertThrows(ExecutionException.class, future::get).getCause());
+        assertSame(failure, assertThrows(ExecutionException.class, () -> future.get(1, TimeUnit.SECONDS)).getCause());
+    }
+
+    @Test
+    void timedGetTimesOutWhenNothingCompletes()
+    {
+        final PollingFuture<Long> future = new PollingFuture<>();
+        assertThrows(TimeoutException.class, () -> future.get(5, TimeUnit.MILLISECONDS));
+        assertThrows(TimeoutException.class, () -> future.get(0, TimeUnit.NANOSECONDS));
+    }
+
+    @Test
+    void aLongJoinParksAndIsWokenByTheCompletion() throws Exception
+    {
+        final PollingFuture<Long> future = new PollingFuture<>();
+        final AtomicReference<Object> result = new AtomicReference<>();
+        final Thread joiner = new Thread(() -> result.set(future.join()));
+        joiner.start();
+        awaitParked(joiner);
+        future.complete(7L);
+        joiner.join(10_000);
+        assertEquals(7L, result.get());
+    }
+
+    @Test
+    void aParkedGetIsInterruptible() throws Exception
+    {
+        final PollingFuture<Long> future = new PollingFuture<>();
+        final AtomicReference<Throwable> thrown = new AtomicReference<>();
+        final CountDownLatch done = new CountDownLatch(1);
+        final Thread getter = new Thread(() ->
+        {
+            try
+            {
+                future.get();
+            }
+            catch (final Throwable t)
+            {
+                thrown.set(t);
+            }
+            done.countDown();
+        });
+        getter.start();
+        awaitParked(getter);
+        getter.interrupt();
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+        assertInstanceOf(InterruptedException.class, thrown.get());
+    }
+
+    @Test
+    void dependentFuturesPollToo()
+    {
+        final PollingFuture<Long> future = new PollingFuture<>();
+        final CompletableFuture<Long> next = future.thenApply(v -> v + 1);
+        assertInstanceOf(PollingFuture.class, next);
+        future.complete(1L);
+        assertEquals(2L, next.join());
+    }
+
+    @Test
+    void theBudgetStaysWithinItsBoundsAndFollowsTheWaits()
+    {
+        final WaitBudget budget = new WaitBudget();
+        assertEquals(WaitBudget.MIN_POLL_NANOS, budget.budgetNanos());
+        final PollingFuture<Long> never = new PollingFuture<>();
+        for (int i = 0; i < 64; i++)
+        {
+            budget.poll(never, 200_000); // each poll spends its whole (capped) budget: the average rises
+        }
+        assertTrue(budget.budgetNanos() > WaitBudget.MIN_POLL_NANOS, "budget " + budget.budgetNanos());
+        assertTrue(budget.budgetNanos() <= WaitBudget.MAX_POLL_NANOS, "budget " + budget.budgetNanos());
+        final PollingFuture<Long> done = new PollingFuture<>();
+        done.complete(1L);
+        for (int i = 0; i < 256; i++)
+        {
+            assertTrue(budget.poll(done, Long.MAX_VALUE));
+        }
+        assertEquals(WaitBudget.MIN_POLL_NANOS, budget.budgetNanos(), "immediate results bring it back down");
+    }
+}
