@@ -17,7 +17,13 @@ import org.agrona.DirectBuffer;
  * ({@link LogConfig#durability()}), whatever durability their own appends asked for. A MEMORY log shows what is
  * copied into memory; a DIRECT log shows what its O_DIRECT writes wrote; a DSYNC log shows what an O_DSYNC write
  * or the background fdatasync made durable, so records appended there with DIRECT or MEMORY become visible at
- * the next DSYNC write or within about {@code syncInterval}.
+ * the next DSYNC write or within about {@code syncInterval}; a reader that waits for them ({@link #awaitAppend},
+ * {@link LogReader#poll(int, Duration)}) brings that forward to about one {@code flushInterval} (the writes it
+ * waits for go through the O_DSYNC descriptor, see {@code docs/durability.md}).
+ * <p>
+ * Waiting for a future: {@code join()} and {@code get()} of the futures returned here poll for the result for a
+ * short budget adapted to the calling thread's recent waits (50 us to 1 ms, as {@link AppendWaiter}) before they
+ * park, so a producer that appends and joins at once does not cost the writer a thread wake-up per append.
  * <p>
  * Completion threads: an append's {@link AppendCallback}, and the stages of its future added with the non-async
  * methods ({@code thenApply}, {@code whenComplete}, ...) before it completes, run on the writer thread of this

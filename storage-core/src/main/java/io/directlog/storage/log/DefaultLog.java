@@ -105,6 +105,8 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private final Object indexLock = new Object();
     private volatile RecoveryReport recoveryReport;
     private final WatermarkCell watermark = new WatermarkCell();
+    /** What waiting readers want visible: in a DSYNC log it upgrades writes and brings the sync forward. */
+    private final VisibilityDemand demand = new VisibilityDemand();
     private volatile LogConfig config;
     private volatile Segment[] segments;
     private volatile long startOffset;
@@ -478,6 +480,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         {
             return true;
         }
+        demand.readerWaitsFor(offset);
         final long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (visibilityMonitor)
         {
@@ -789,7 +792,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             return;
         }
         final Segment segment = activeSegment;
-        final boolean dsync = acks.dsync() > 0;
+        final boolean dsync = acks.dsync() > 0 || demand.wantsDsyncWrite(config.durability(), visibleEndOffset);
         final int from = alignDown(flushedPosition);
         final int to = Math.min(segment.capacity(), alignUp(writePosition));
         try
@@ -1080,7 +1083,8 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
      */
     public void onSyncerTick(final long nowNanos)
     {
-        if (failure != null || closing || nowNanos - lastSyncNanos < config.syncInterval().toNanos())
+        if (failure != null || closing || nowNanos - lastSyncNanos < config.syncInterval().toNanos() &&
+            !demand.wantsEarlySync(config.durability(), watermark.get(), visibleEndOffset))
         {
             return;
         }
@@ -1121,8 +1125,11 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
                 }
             }
             syncs++;
-            if (w != null && checkpoint.write(w, 0) && config.durability() == Durability.DSYNC &&
-                w.offset() > visibleEndOffset)
+            if (w != null)
+            {
+                checkpoint.write(w, 0); // false when nothing is new: the publication below may still be due
+            }
+            if (w != null && config.durability() == Durability.DSYNC && w.offset() > visibleEndOffset)
             {
                 // DIRECT-only traffic in a DSYNC log: what the sync made durable may now be shown (best effort:
                 // a full queue just means the next tick tries again)

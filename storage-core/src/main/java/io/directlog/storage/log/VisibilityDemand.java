@@ -1,0 +1,69 @@
+package io.directlog.storage.log;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.directlog.storage.Durability;
+
+/**
+ * What waiting readers of a DSYNC log want to see, so that records appended there with MEMORY or DIRECT become
+ * visible soon after they are written rather than at the background sync, {@code syncInterval} later.
+ * <p>
+ * Readers see only what is durable under the log's default durability; in a DSYNC log a MEMORY or DIRECT append
+ * is written through the plain O_DIRECT descriptor and becomes durable (and visible) only at the next DSYNC write
+ * or background fdatasync. With the default intervals that kept a reader waiting about a second for records
+ * acknowledged in microseconds. So a reader that waits ({@code awaitAppend}, {@code LogReader.poll} with a
+ * timeout) records the offset it waits for here, and while a waiting reader wants an offset at or above the
+ * visible end:
+ * <ul>
+ *   <li>the writer makes its next write a DSYNC write ({@link #wantsDsyncWrite}): it covers every earlier write of
+ *   the log, as an O_DSYNC write asked for by a DSYNC append does, so the log's visibility moves to its end. MEMORY
+ *   records are still written at {@code flushBytes} or {@code flushInterval}, so they become visible within about
+ *   one {@code flushInterval}; DIRECT appends are then acknowledged after the slower O_DSYNC write;</li>
+ *   <li>the syncer syncs at its next tick (every 20 ms) instead of waiting out {@code syncInterval}, when records
+ *   already written are not yet visible ({@link #wantsEarlySync}): those written before the reader came.</li>
+ * </ul>
+ * A reader that stops waiting leaves its offset behind: at most the writes up to that offset are upgraded.
+ * <p>
+ * Thread-safe: readers raise the wanted offset, the writer and the syncer read it.
+ */
+final class VisibilityDemand
+{
+    /** The highest offset a reader waited for; -1 when none did. */
+    private final AtomicLong wantedOffset = new AtomicLong(-1);
+
+    /**
+     * A reader waits for {@code offset} to become visible.
+     *
+     * @param offset the offset it waits for.
+     */
+    void readerWaitsFor(final long offset)
+    {
+        // the common case is one tail reader asking for ever higher offsets: one volatile read, one write
+        long wanted = wantedOffset.get();
+        while (offset > wanted && !wantedOffset.compareAndSet(wanted, offset))
+        {
+            wanted = wantedOffset.get();
+        }
+    }
+
+    /**
+     * @param logDurability the log's default durability (its visibility rule).
+     * @param visibleEnd    the log's visible end offset.
+     * @return true when the writer's next write should go through the O_DSYNC descriptor for a waiting reader.
+     */
+    boolean wantsDsyncWrite(final Durability logDurability, final long visibleEnd)
+    {
+        return logDurability == Durability.DSYNC && wantedOffset.get() >= visibleEnd;
+    }
+
+    /**
+     * @param logDurability the log's default durability (its visibility rule).
+     * @param written       the newest written watermark, or null.
+     * @param visibleEnd    the log's visible end offset.
+     * @return true when the syncer should sync now: a reader waits for records that are written but not visible.
+     */
+    boolean wantsEarlySync(final Durability logDurability, final Watermark written, final long visibleEnd)
+    {
+        return written != null && written.offset() > visibleEnd && wantsDsyncWrite(logDurability, visibleEnd);
+    }
+}
