@@ -14,17 +14,32 @@ import java.util.function.ToDoubleFunction;
  *   <li>engine-dsync, 1 producer: p50 against raw-dsync-4k's p50, target at most 1.2x.</li>
  *   <li>engine-dsync, 16 producers: ops/s against rocksdb-sync at 16 threads, target at least 3x.</li>
  *   <li>engine-cold-read: MB/s against raw-seq-read-1m, target at least 80%.</li>
+ *   <li>api-memory, 1 producer: ops/s, target at least 500,000 (an absolute target: no other row).</li>
+ *   <li>api-direct and api-dsync at 100 B, 1 KiB and 4 KiB, 1 producer: p50 against raw-direct-4k's or
+ *   raw-dsync-4k's p50, target at most 1.2x.</li>
+ *   <li>api-dsync, 16 and 64 producers: ops/s against rocksdb-sync at as many threads, targets at least 3x and
+ *   5x.</li>
  * </ul>
  * Stateless; thread-safe.
  */
 final class Comparisons
 {
-    /** One comparison: the row it applies to, the row it divides by, and the bound the ratio must keep. */
+    /**
+     * One comparison: the row it applies to, the row it divides by (none when otherScenario is null: the bound
+     * applies to the row's own value, and otherName is its unit), and the bound the ratio must keep.
+     */
     private record Target(String scenario, int threads, String otherScenario, int otherThreads,
         ToDoubleFunction<BenchRow> metric, String otherName, boolean asPercent, boolean atMost, double bound)
     {
         String describe(final double ratio)
         {
+            if (otherScenario == null)
+            {
+                // an absolute target: the "ratio" is the row's own value
+                final boolean met = atMost ? ratio <= bound : ratio >= bound;
+                return String.format(Locale.ROOT, "%,.0f %s (target %s%,.0f): %s", ratio, otherName,
+                    atMost ? "<=" : ">=", bound, met ? "met" : "missed");
+            }
             final boolean met = atMost ? ratio <= bound : ratio >= bound;
             final String value = asPercent ? Comparisons.percent(ratio) + " of " + otherName : times(ratio) + " " + otherName;
             final String target = asPercent ? Comparisons.percent(bound) : times(bound);
@@ -36,7 +51,16 @@ final class Comparisons
         new Target("engine-direct", 1, "raw-direct-4k", 1, BenchRow::p50Us, "raw", false, true, 1.2),
         new Target("engine-dsync", 1, "raw-dsync-4k", 1, BenchRow::p50Us, "raw", false, true, 1.2),
         new Target("engine-dsync", 16, "rocksdb-sync", 16, BenchRow::opsPerSec, "rocksdb", false, false, 3.0),
-        new Target("engine-cold-read", 1, "raw-seq-read-1m", 1, BenchRow::mbPerSec, "raw", true, false, 0.8));
+        new Target("engine-cold-read", 1, "raw-seq-read-1m", 1, BenchRow::mbPerSec, "raw", true, false, 0.8),
+        new Target("api-memory", 1, null, 0, BenchRow::opsPerSec, "ops/s", false, false, 500_000),
+        new Target("api-direct", 1, "raw-direct-4k", 1, BenchRow::p50Us, "raw", false, true, 1.2),
+        new Target("api-direct-1k", 1, "raw-direct-4k", 1, BenchRow::p50Us, "raw", false, true, 1.2),
+        new Target("api-direct-4k", 1, "raw-direct-4k", 1, BenchRow::p50Us, "raw", false, true, 1.2),
+        new Target("api-dsync", 1, "raw-dsync-4k", 1, BenchRow::p50Us, "raw", false, true, 1.2),
+        new Target("api-dsync-1k", 1, "raw-dsync-4k", 1, BenchRow::p50Us, "raw", false, true, 1.2),
+        new Target("api-dsync-4k", 1, "raw-dsync-4k", 1, BenchRow::p50Us, "raw", false, true, 1.2),
+        new Target("api-dsync", 16, "rocksdb-sync", 16, BenchRow::opsPerSec, "rocksdb", false, false, 3.0),
+        new Target("api-dsync", 64, "rocksdb-sync", 64, BenchRow::opsPerSec, "rocksdb", false, false, 5.0));
 
     private Comparisons()
     {
@@ -58,6 +82,10 @@ final class Comparisons
         {
             if (target.scenario().equals(row.scenario()) && target.threads() == row.threads())
             {
+                if (target.otherScenario() == null)
+                {
+                    return target.describe(target.metric().applyAsDouble(row));
+                }
                 return find(rows, target.otherScenario(), target.otherThreads())
                     .map(other -> target.describe(target.metric().applyAsDouble(row) /
                         target.metric().applyAsDouble(other)))

@@ -109,13 +109,16 @@ final class EngineTailReadScenario implements Scenario
         }
     }
 
-    /** Follows the tail; counts and times only what it reads while measuring. Fields are read after join. */
-    private static final class Reader implements Runnable
+    /**
+     * Follows the tail; counts and times only what it reads while measuring (each record's latency from the
+     * {@code System.nanoTime()} in its first 8 bytes). Fields are read after join.
+     */
+    static final class Reader implements Runnable
     {
         private final Log log;
         private final Phases phases;
-        private final Histogram latencies = Measurement.newLatencyHistogram();
-        private long records;
+        final Histogram latencies = Measurement.newLatencyHistogram();
+        long records;
 
         Reader(final Log log, final Phases phases)
         {

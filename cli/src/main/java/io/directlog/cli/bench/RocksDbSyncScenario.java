@@ -9,7 +9,7 @@ import org.rocksdb.WriteOptions;
 
 /**
  * {@code rocksdb-sync}: RocksDB puts of 100 B values with {@code sync=true} (WAL write plus fdatasync; concurrent
- * writers share one sync through RocksDB's write groups), each thread a closed loop, at 1 and 16 threads. A
+ * writers share one sync through RocksDB's write groups), each thread a closed loop, at 1, 16 and 64 threads. A
  * well-known durable store on the same device, for scale.
  * <p>
  * Immutable; {@link #run} is called by one thread at a time.
@@ -27,7 +27,7 @@ final class RocksDbSyncScenario implements Scenario
     @Override
     public String summary()
     {
-        return "RocksDB puts of 100 B values with sync=true, closed loop, 1 and 16 threads";
+        return "RocksDB puts of 100 B values with sync=true, closed loop, 1, 16 and 64 threads";
     }
 
     @Override
@@ -39,7 +39,7 @@ final class RocksDbSyncScenario implements Scenario
     @Override
     public List<Integer> threadCounts()
     {
-        return List.of(1, 16);
+        return List.of(1, 16, 64);
     }
 
     @Override

@@ -65,6 +65,27 @@ class ResultTableTest
     }
 
     @Test
+    void apiRowsCarryTheirTargets()
+    {
+        final List<BenchRow> rows = List.of(row("raw-direct-4k", 1, 4096, 20_000, 40),
+            row("raw-dsync-4k", 1, 4096, 5_000, 100), row("rocksdb-sync", 16, 100, 10_000, 900),
+            row("rocksdb-sync", 64, 100, 20_000, 3000));
+
+        assertEquals("612,345 ops/s (target >=500,000): met", Comparisons.vs(row("api-memory", 1, 100, 612_345, 1.5),
+            rows));
+        assertEquals("17,000 ops/s (target >=500,000): missed", Comparisons.vs(row("api-memory", 1, 100, 17_000, 56),
+            rows));
+        assertNull(Comparisons.vs(row("api-memory", 16, 100, 17_000, 56), rows), "no target at 16 producers");
+        assertEquals("1.1x raw (target <=1.2x): met", Comparisons.vs(row("api-direct-1k", 1, 1024, 1, 44), rows));
+        assertEquals("2.1x raw (target <=1.2x): missed", Comparisons.vs(row("api-direct-4k", 1, 4096, 1, 84), rows));
+        assertEquals("1.0x raw (target <=1.2x): met", Comparisons.vs(row("api-dsync", 1, 100, 1, 100), rows));
+        assertEquals("2.5x rocksdb (target >=3.0x): missed", Comparisons.vs(row("api-dsync", 16, 100, 25_000, 1),
+            rows));
+        assertEquals("5.5x rocksdb (target >=5.0x): met", Comparisons.vs(row("api-dsync", 64, 100, 110_000, 1),
+            rows));
+    }
+
+    @Test
     void microsKeepsThreeSignificantDigits()
     {
         assertEquals("3.46", ResultTable.micros(3.456));
