@@ -1084,7 +1084,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     public void onSyncerTick(final long nowNanos)
     {
         if (failure != null || closing || nowNanos - lastSyncNanos < config.syncInterval().toNanos() &&
-            !demand.wantsEarlySync(config.durability(), watermark.get(), visibleEndOffset))
+            !demand.wantsEarlySync(config.durability(), watermark, visibleEndOffset))
         {
             return;
         }

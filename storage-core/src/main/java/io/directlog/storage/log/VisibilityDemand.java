@@ -58,12 +58,17 @@ final class VisibilityDemand
 
     /**
      * @param logDurability the log's default durability (its visibility rule).
-     * @param written       the newest written watermark, or null.
+     * @param written       the newest written watermark.
      * @param visibleEnd    the log's visible end offset.
      * @return true when the syncer should sync now: a reader waits for records that are written but not visible.
      */
-    boolean wantsEarlySync(final Durability logDurability, final Watermark written, final long visibleEnd)
+    boolean wantsEarlySync(final Durability logDurability, final WatermarkCell written, final long visibleEnd)
     {
-        return written != null && written.offset() > visibleEnd && wantsDsyncWrite(logDurability, visibleEnd);
+        if (!wantsDsyncWrite(logDurability, visibleEnd))
+        {
+            return false; // the common case, checked every 20 ms per log: no watermark copy
+        }
+        final Watermark w = written.get();
+        return w != null && w.offset() > visibleEnd;
     }
 }
