@@ -121,11 +121,16 @@ class PollingFutureTest
         {
             budget.poll(never, 200_000); // each poll spends its whole (capped) budget: the average rises
         }
-        assertTrue(budget.budgetNanos() > WaitBudget.MIN_POLL_NANOS, "budget " + budget.budgetNanos());
+        if (budget.preemptions() == 0)
+        {
+            // a loaded machine may preempt a poll: then the budget is 0 for a while (parks at once), by design
+            assertTrue(budget.budgetNanos() > WaitBudget.MIN_POLL_NANOS, "budget " + budget.budgetNanos());
+        }
         assertTrue(budget.budgetNanos() <= WaitBudget.MAX_POLL_NANOS, "budget " + budget.budgetNanos());
         final PollingFuture<Long> done = new PollingFuture<>();
         done.complete(1L);
-        for (int i = 0; i < 256; i++)
+        // a done future is never preempted: skipped waits run out, and the average falls back
+        for (int i = 0; i < WaitBudget.MAX_SKIPPED_WAITS + 256; i++)
         {
             assertTrue(budget.poll(done, Long.MAX_VALUE));
         }
