@@ -41,7 +41,7 @@ public final class BenchCommand implements Command
     @Override
     public String summary()
     {
-        return "measure the device and the engine side by side (about a minute; --quick about 15 s)";
+        return "measure the device and the engine side by side (about three minutes; --quick about 45 s)";
     }
 
     @Override

@@ -13,7 +13,7 @@ import io.directlog.cli.UsageException;
  * The parsed options of {@code ./directlog bench}. Immutable once parsed.
  * <p>
  * Timing: every row measures for {@link #measureNanos()} after a warm-up of {@link #warmupNanos()} that is not
- * recorded. The defaults make a full run last about a minute; {@code --quick} about 15 s.
+ * recorded. The defaults make a full run last about three minutes; {@code --quick} about 45 s.
  */
 final class BenchOptions
 {
@@ -33,7 +33,7 @@ final class BenchOptions
         "options:",
         "  --dir DIR             where to write (default: a new directlog-bench-XXXX here, removed afterwards)",
         "  --only NAME[,NAME]    run only these scenarios",
-        "  --quick               about 15 s in total instead of about a minute",
+        "  --quick               about 45 s in total instead of about three minutes",
         "  --duration SECONDS    measurement per row (default " + DURATION_DEFAULT_SECONDS + ", --quick "
             + DURATION_QUICK_SECONDS + "); each row also warms up first",
         "  --json FILE           also write one JSON object per row and line to FILE",
