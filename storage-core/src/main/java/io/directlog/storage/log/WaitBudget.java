@@ -27,8 +27,12 @@ final class WaitBudget
 {
     static final long MIN_POLL_NANOS = 50_000;
     static final long MAX_POLL_NANOS = 1_000_000;
-    /** A gap between two looks longer than this means the thread was preempted: 50 us, some scheduler ticks' worth. */
-    static final long PREEMPTED_NANOS = 50_000;
+    /**
+     * A gap between two looks longer than this means the core went to another thread: a look takes nanoseconds, and
+     * a yield with nobody else runnable on the core about a microsecond. 50 us missed the oversubscribed case where
+     * each yield hands the core over for less (JMH, load near 30: the poller stayed 8x slower than parking).
+     */
+    static final long PREEMPTED_NANOS = 10_000;
     /** The most waits skipped (parked at once) after the poller found itself preempted. */
     static final int MAX_SKIPPED_WAITS = 256;
     /** Looks without yielding before the first yield: about a microsecond. */
