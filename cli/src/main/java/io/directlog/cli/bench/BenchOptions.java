@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
+import io.directlog.cli.CommandLine;
 import io.directlog.cli.UsageException;
 
 /**
@@ -77,27 +78,18 @@ final class BenchOptions
         Path json = null;
         boolean help = false;
 
-        for (int i = 0; i < args.length; i++)
+        final CommandLine line = new CommandLine(args);
+        while (line.next())
         {
-            final String arg = args[i];
-            final int eq = arg.indexOf('=');
-            final String name = arg.startsWith("--") && eq > 0 ? arg.substring(0, eq) : arg;
-            final String inlineValue = arg.startsWith("--") && eq > 0 ? arg.substring(eq + 1) : null;
-            // For "--name value", value(args, i++) consumes the next argument; "--name=value" consumes nothing.
-            switch (name)
+            switch (line.name())
             {
-                case "--help", "-h" -> help = true;
-                case "--quick" -> quick = true;
-                case "--dir" -> directory = Path.of(nonEmpty(name, inlineValue != null ? inlineValue : value(args, i++)));
-                case "--json" -> json = Path.of(nonEmpty(name, inlineValue != null ? inlineValue : value(args, i++)));
-                case "--only" -> only = scenarioNames(inlineValue != null ? inlineValue : value(args, i++));
-                case "--duration" -> duration = seconds(inlineValue != null ? inlineValue : value(args, i++));
-                default -> throw new UsageException(arg.startsWith("-") ?
-                    "unknown option '" + arg + "'" : "unexpected argument '" + arg + "'");
-            }
-            if (inlineValue != null && (name.equals("--help") || name.equals("--quick")))
-            {
-                throw new UsageException(name + " takes no value");
+                case "--help", "-h" -> help = line.flag();
+                case "--quick" -> quick = line.flag();
+                case "--dir" -> directory = Path.of(line.value());
+                case "--json" -> json = Path.of(line.value());
+                case "--only" -> only = scenarioNames(line.value());
+                case "--duration" -> duration = seconds(line);
+                default -> throw line.unknown();
             }
         }
 
@@ -154,39 +146,13 @@ final class BenchOptions
         return help;
     }
 
-    private static String value(final String[] args, final int i) throws UsageException
+    private static double seconds(final CommandLine line) throws UsageException
     {
-        if (i + 1 >= args.length || args[i + 1].startsWith("--"))
-        {
-            throw new UsageException("option " + args[i] + " needs a value");
-        }
-        return args[i + 1];
-    }
-
-    private static String nonEmpty(final String option, final String value) throws UsageException
-    {
-        if (value.isBlank())
-        {
-            throw new UsageException("option " + option + " needs a value");
-        }
-        return value;
-    }
-
-    private static double seconds(final String value) throws UsageException
-    {
-        final double seconds;
-        try
-        {
-            seconds = Double.parseDouble(value);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new UsageException("--duration wants seconds, such as 3 or 0.5, not '" + value + "'");
-        }
+        final double seconds = line.doubleValue("seconds, such as 3 or 0.5");
         if (!(seconds > 0 && seconds <= DURATION_MAX_SECONDS))
         {
             throw new UsageException("--duration must be above 0 and at most " + (int)DURATION_MAX_SECONDS +
-                " seconds, not '" + value + "'");
+                " seconds, not " + seconds);
         }
         return seconds;
     }

@@ -102,9 +102,9 @@ class BenchOptionsTest
     @Test
     void optionWithoutItsValueIsRefused()
     {
-        assertEquals("option --dir needs a value", assertThrows(UsageException.class,
+        assertEquals("--dir needs a value", assertThrows(UsageException.class,
             () -> BenchOptions.parse(new String[] {"--dir"})).getMessage());
-        assertEquals("option --only needs a value", assertThrows(UsageException.class,
+        assertEquals("--only needs a value", assertThrows(UsageException.class,
             () -> BenchOptions.parse(new String[] {"--only", "--quick"})).getMessage());
     }
 
@@ -112,11 +112,11 @@ class BenchOptionsTest
     void durationMustBePositiveSeconds()
     {
         assertTrue(assertThrows(UsageException.class,
-            () -> BenchOptions.parse(new String[] {"--duration", "3s"})).getMessage().contains("wants seconds"));
+            () -> BenchOptions.parse(new String[] {"--duration", "3s"})).getMessage().contains("takes seconds"));
         assertTrue(assertThrows(UsageException.class,
             () -> BenchOptions.parse(new String[] {"--duration", "0"})).getMessage().contains("must be above 0"));
         assertTrue(assertThrows(UsageException.class,
-            () -> BenchOptions.parse(new String[] {"--duration", "NaN"})).getMessage().contains("must be above 0"));
+            () -> BenchOptions.parse(new String[] {"--duration", "NaN"})).getMessage().contains("takes seconds"));
     }
 
     @Test
