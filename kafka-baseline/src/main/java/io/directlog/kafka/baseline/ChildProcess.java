@@ -23,6 +23,7 @@ final class ChildProcess
 {
     private final Process process;
     private final Duration stopGrace;
+    private final Path deleteOnStop;
     private final Thread shutdownHook;
     private boolean stopped;
 
@@ -32,11 +33,13 @@ final class ChildProcess
      * @param process   the child.
      * @param stopGrace how long its clean shutdown may take before it is killed.
      * @param name      names the shutdown hook's thread.
+     * @param deleteOnStop a directory {@link #stop()} deletes once the child has stopped, or null.
      */
-    ChildProcess(final Process process, final Duration stopGrace, final String name)
+    ChildProcess(final Process process, final Duration stopGrace, final String name, final Path deleteOnStop)
     {
         this.process = process;
         this.stopGrace = stopGrace;
+        this.deleteOnStop = deleteOnStop;
         this.shutdownHook = new Thread(() -> terminate(process, stopGrace), name + "-stop");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
@@ -87,8 +90,22 @@ final class ChildProcess
         return process.exitValue();
     }
 
-    /** Stops the child (SIGTERM, grace, SIGKILL) and drops the shutdown hook. Idempotent. */
-    synchronized void stop()
+    /**
+     * Stops the child (SIGTERM, grace, SIGKILL), drops the shutdown hook and deletes the directory given for that.
+     * Idempotent.
+     */
+    void stop()
+    {
+        stop(true);
+    }
+
+    /** Stops the child as {@link #stop()} does but keeps its directory, for inspecting a start that failed. */
+    void stopKeepingFiles()
+    {
+        stop(false);
+    }
+
+    private synchronized void stop(final boolean delete)
     {
         if (stopped)
         {
@@ -104,6 +121,10 @@ final class ChildProcess
             // The JVM is shutting down; the hook stops the child.
         }
         terminate(process, stopGrace);
+        if (delete && deleteOnStop != null)
+        {
+            deleteRecursively(deleteOnStop);
+        }
     }
 
     private static void terminate(final Process process, final Duration grace)
@@ -150,7 +171,7 @@ final class ChildProcess
      *
      * @param dir the tree's root.
      */
-    static void deleteRecursively(final Path dir)
+    private static void deleteRecursively(final Path dir)
     {
         try (Stream<Path> paths = Files.walk(dir))
         {

@@ -32,16 +32,12 @@ public final class DirectLogNode implements BrokerUnderTest
 
     private final ChildProcess child;
     private final Path dataDir;
-    private final boolean deleteDataDir;
     private final String bootstrap;
-    private boolean closed;
 
-    private DirectLogNode(final ChildProcess child, final Path dataDir, final boolean deleteDataDir,
-        final String bootstrap)
+    private DirectLogNode(final ChildProcess child, final Path dataDir, final String bootstrap)
     {
         this.child = child;
         this.dataDir = dataDir;
-        this.deleteDataDir = deleteDataDir;
         this.bootstrap = bootstrap;
     }
 
@@ -76,7 +72,7 @@ public final class DirectLogNode implements BrokerUnderTest
         command.add(DirectLogNodeMain.class.getName());
         command.add(dataDir.resolve("data").toString());
         final ChildProcess process = new ChildProcess(ChildProcess.start(command, logFile), STOP_GRACE,
-            "directlog-node");
+            "directlog-node", deleteOnClose ? dataDir : null);
         final long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         try
         {
@@ -85,7 +81,7 @@ public final class DirectLogNode implements BrokerUnderTest
                 final String bootstrap = bootstrapIn(Files.readString(logFile, StandardCharsets.UTF_8));
                 if (bootstrap != null)
                 {
-                    return new DirectLogNode(process, dataDir, deleteOnClose, bootstrap);
+                    return new DirectLogNode(process, dataDir, bootstrap);
                 }
                 if (!process.isAlive())
                 {
@@ -102,12 +98,12 @@ public final class DirectLogNode implements BrokerUnderTest
         }
         catch (final IOException | RuntimeException ex)
         {
-            process.stop();
+            process.stopKeepingFiles();
             throw ex;
         }
         catch (final InterruptedException ex)
         {
-            process.stop();
+            process.stopKeepingFiles();
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while starting DirectLog's broker", ex);
         }
@@ -143,18 +139,9 @@ public final class DirectLogNode implements BrokerUnderTest
     }
 
     @Override
-    public synchronized void close()
+    public void close()
     {
-        if (closed)
-        {
-            return;
-        }
-        closed = true;
         child.stop();
-        if (deleteDataDir)
-        {
-            ChildProcess.deleteRecursively(dataDir);
-        }
     }
 
     @Override

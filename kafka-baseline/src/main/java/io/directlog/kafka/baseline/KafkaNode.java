@@ -44,19 +44,16 @@ public final class KafkaNode implements BrokerUnderTest
 
     private final ChildProcess child;
     private final Path dataDir;
-    private final boolean deleteDataDir;
     private final Path logFile;
     private final String bootstrap;
     private final String version;
-    private boolean closed;
 
     private KafkaNode(
-        final ChildProcess child, final Path dataDir, final boolean deleteDataDir, final Path logFile,
+        final ChildProcess child, final Path dataDir, final Path logFile,
         final String bootstrap, final String version)
     {
         this.child = child;
         this.dataDir = dataDir;
-        this.deleteDataDir = deleteDataDir;
         this.logFile = logFile;
         this.bootstrap = bootstrap;
         this.version = version;
@@ -93,7 +90,7 @@ public final class KafkaNode implements BrokerUnderTest
             command.add("kafka.Kafka");
             command.add(properties.toString());
             final ChildProcess process = new ChildProcess(ChildProcess.start(command, logFile), STOP_GRACE,
-                "kafka-node");
+                "kafka-node", madeDataDir ? dataDir : null);
             final String bootstrap = "127.0.0.1:" + clientPort;
             final String version;
             try
@@ -102,10 +99,10 @@ public final class KafkaNode implements BrokerUnderTest
             }
             catch (final IOException | RuntimeException ex)
             {
-                process.stop();
+                process.stopKeepingFiles();
                 throw ex;
             }
-            return new KafkaNode(process, dataDir, madeDataDir, logFile, bootstrap, version);
+            return new KafkaNode(process, dataDir, logFile, bootstrap, version);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -164,18 +161,9 @@ public final class KafkaNode implements BrokerUnderTest
     }
 
     @Override
-    public synchronized void close()
+    public void close()
     {
-        if (closed)
-        {
-            return;
-        }
-        closed = true;
         child.stop();
-        if (deleteDataDir)
-        {
-            ChildProcess.deleteRecursively(dataDir);
-        }
     }
 
     @Override
