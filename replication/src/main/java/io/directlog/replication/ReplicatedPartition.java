@@ -78,7 +78,11 @@ public interface ReplicatedPartition extends AutoCloseable
     /** @return the current leader epoch (the Raft term) as this replica knows it. */
     long leaderEpoch();
 
-    /** Stops serving this replica locally; appends not yet committed complete exceptionally. Idempotent. */
+    /**
+     * Releases this handle: later appends through it fail. The replica itself keeps following its group until the
+     * engine hosting it stops (for Ratis, {@code RatisReplicationNode.close()}), which fails appends in flight.
+     * Idempotent.
+     */
     @Override
     void close();
 }

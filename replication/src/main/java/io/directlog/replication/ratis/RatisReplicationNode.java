@@ -28,6 +28,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
@@ -198,6 +199,44 @@ public final class RatisReplicationNode implements AutoCloseable
         catch (final Exception e)
         {
             throw new ReplicationException("cannot add the group of partition " + name + ": " + e, false, e);
+        }
+    }
+
+    /**
+     * Takes a snapshot of a partition's replica here: records its applied index, so that a restart replays the Raft
+     * log from there, and lets Ratis purge older Raft-log segments (never past what every peer has committed).
+     *
+     * @param name    the partition.
+     * @param timeout how long to wait.
+     * @return the Raft index the snapshot covers.
+     * @throws ReplicationException when the snapshot fails.
+     */
+    public long snapshot(final String name, final Duration timeout)
+    {
+        try
+        {
+            final RaftClientReply reply = server.snapshotManagementAsync(SnapshotManagementRequest.newCreate(
+                adminClientId, server.getId(), groupId(name), adminCallIds.incrementAndGet(), timeout.toMillis(), 1))
+                .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (!reply.isSuccess())
+            {
+                throw new ReplicationException("snapshot of " + name + " failed: " + reply.getException(), true,
+                    reply.getException());
+            }
+            return reply.getLogIndex();
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException("interrupted while taking a snapshot of " + name, true, e);
+        }
+        catch (final ReplicationException e)
+        {
+            throw e;
+        }
+        catch (final Exception e)
+        {
+            throw new ReplicationException("snapshot of " + name + " failed: " + e, true, e);
         }
     }
 

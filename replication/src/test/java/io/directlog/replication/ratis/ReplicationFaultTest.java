@@ -256,11 +256,20 @@ class ReplicationFaultTest
             final List<Long> unknown = new ArrayList<>();
             final List<long[]> acked = new ArrayList<>(cluster.appendAll(0, 100, unknown));
             assertTrue(unknown.isEmpty(), "no fault, yet appends failed: " + unknown);
+            cluster.awaitConverged(cluster.awaitLeader());
+            // One replica snapshots (its applied index), the others do not: both restart paths are exercised.
+            final TestCluster.Node snapshotted = cluster.nodes[0];
+            final long snapshotHighWatermark = snapshotted.partition.highWatermark();
+            assertTrue(snapshotted.node.snapshot(TestCluster.PARTITION, TestCluster.WAIT) > 0);
             for (final TestCluster.Node n : cluster.nodes)
             {
                 n.stop();
             }
-            cluster.startAll();
+            snapshotted.start();
+            assertEquals(snapshotHighWatermark, snapshotted.partition.highWatermark(),
+                "the snapshot's applied index gives back the high watermark before any replay");
+            cluster.nodes[1].start();
+            cluster.nodes[2].start();
             final TestCluster.Node leader = cluster.awaitLeader();
             // The high watermark comes back by replaying the Raft log's committed entries over the batches.
             final long lastAckedEnd = acked.stream().mapToLong(a -> a[1] + TestBatches.recordCount(a[0])).max()
