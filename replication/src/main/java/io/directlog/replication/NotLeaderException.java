@@ -10,6 +10,7 @@ public class NotLeaderException extends ReplicationException
 {
     private static final long serialVersionUID = 1L;
 
+    /** The leader this replica knew of, or null. */
     private final String leaderId;
 
     /**

@@ -11,6 +11,7 @@ public class ReplicationException extends RuntimeException
 {
     private static final long serialVersionUID = 1L;
 
+    /** Whether trying again can succeed. */
     private final boolean retriable;
 
     /**

@@ -100,7 +100,16 @@ final class PartitionStateMachine extends BaseStateMachine
     {
         super.initialize(server, groupId, storage);
         snapshots.init(storage);
-        final Log opened = store.log(logName);
+        final SingleFileSnapshotInfo snapshot = snapshots.loadLatestSnapshot();
+        attach(store.log(logName), snapshot == null ? null : snapshot.getTermIndex());
+    }
+
+    /**
+     * Takes the log over: the next offset is its end, the high watermark the end of the last batch the snapshot
+     * covers (the log start without one). Split from initialize so tests can drive the data hooks without a server.
+     */
+    void attach(final Log opened, final TermIndex snapshot) throws IOException
+    {
         durability = opened.config().durability();
         if (!durability.atLeast(Durability.DIRECT))
         {
@@ -110,11 +119,10 @@ final class PartitionStateMachine extends BaseStateMachine
                 "; a replicated partition needs DIRECT or DSYNC");
         }
         final IndexMap map = new IndexMap(opened);
-        final SingleFileSnapshotInfo snapshot = snapshots.loadLatestSnapshot();
         long hw = opened.startOffset();
         if (snapshot != null)
         {
-            setLastAppliedTermIndex(snapshot.getTermIndex());
+            setLastAppliedTermIndex(snapshot);
             final IndexMap.Position p = map.floor(snapshot.getIndex());
             hw = p == null ? hw : p.nextOffset();
         }
@@ -126,7 +134,7 @@ final class PartitionStateMachine extends BaseStateMachine
         index = map;
         highWatermark = new HighWatermark(hw);
         LOG.info("{}: opened log {} at end offset {}, high watermark {}, snapshot {}", getId(), logName,
-            opened.endOffset(), hw, snapshot == null ? "none" : snapshot.getTermIndex());
+            opened.endOffset(), hw, snapshot == null ? "none" : snapshot);
     }
 
     @Override
