@@ -17,6 +17,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * The CRC lets every replica check the bytes it is given, from the leader's cache or read back from the leader's
  * DirectLog, before it writes them.
  *
+ * Immutable.
+ *
  * @param recordCount how many records the batch holds.
  * @param batchLength the batch's length in bytes.
  * @param crc         CRC-32C of the cleared batch.

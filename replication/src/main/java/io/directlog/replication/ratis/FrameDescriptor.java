@@ -15,6 +15,8 @@ import java.nio.ByteBuffer;
  * disagree with the log after a crash. Indexes grow with offsets, so the map is a binary search over the log for
  * what was written before this process opened it, and an in-memory map for the rest (IndexMap). Every replica
  * writes the same frame for the same entry, so replicas stay byte-identical.
+ * <p>
+ * Constants and static methods only; thread-safe.
  */
 final class FrameDescriptor
 {

@@ -82,13 +82,25 @@ public final class RatisReplicationNode implements AutoCloseable
     public record Config(Peer self, Path raftDirectory, LogStore store, BatchStamper stamper,
                          Duration electionTimeoutMin, Duration electionTimeoutMax, boolean cacheBatches)
     {
-        /** Checks the settings. */
+        /**
+         * Checks the settings.
+         *
+         * @param self               this node.
+         * @param raftDirectory      where Ratis keeps its logs and votes.
+         * @param store              the store holding the partitions' batches.
+         * @param stamper            how batches get their offset and epoch written in.
+         * @param electionTimeoutMin the least election timeout.
+         * @param electionTimeoutMax the most election timeout.
+         * @param cacheBatches       whether the Raft log's cache keeps batches in memory.
+         */
         public Config
         {
             Objects.requireNonNull(self, "self");
             Objects.requireNonNull(raftDirectory, "raftDirectory");
             Objects.requireNonNull(store, "store");
             Objects.requireNonNull(stamper, "stamper");
+            Objects.requireNonNull(electionTimeoutMin, "electionTimeoutMin");
+            Objects.requireNonNull(electionTimeoutMax, "electionTimeoutMax");
             if (electionTimeoutMin.isNegative() || electionTimeoutMin.isZero() ||
                 electionTimeoutMax.compareTo(electionTimeoutMin) < 0)
             {
@@ -258,7 +270,10 @@ public final class RatisReplicationNode implements AutoCloseable
         return config.self().id();
     }
 
-    /** @return the name of the DirectLog log that holds a partition's batches on every node. */
+    /**
+     * @param partition the partition's name.
+     * @return the name of the DirectLog log that holds the partition's batches on every node.
+     */
     public static String logName(final String partition)
     {
         return logName(groupId(partition));

@@ -94,6 +94,49 @@ class ReplicationFaultTest
     }
 
     @Test
+    void partitionsOnTheSameNodesAreSeparateGroupsWithSeparateLogs() throws IOException
+    {
+        try (TestCluster cluster = new TestCluster(dir("two-partitions"), true))
+        {
+            cluster.startAll();
+            cluster.awaitLeader();
+            final List<RatisPartition> second = cluster.openPartition("orders-1");
+            final RatisPartition[] leader = new RatisPartition[1];
+            TestCluster.await("a leader for orders-1", () ->
+            {
+                leader[0] = second.stream().filter(RatisPartition::isLeader).findFirst().orElse(null);
+                return leader[0] != null;
+            });
+            final List<Long> unknown = new ArrayList<>();
+            final List<long[]> first = cluster.appendAll(0, 20, unknown);
+            final List<CompletableFuture<Long>> others = new ArrayList<>();
+            for (long id = 500; id < 520; id++)
+            {
+                others.add(leader[0].append(TestBatches.batch(id), TestBatches.recordCount(id)));
+            }
+            long expected = 0;
+            for (int i = 0; i < others.size(); i++)
+            {
+                assertEquals(expected, TestCluster.outcome(others.get(i)).orElseThrow(), "orders-1 offsets are its own");
+                expected += TestBatches.recordCount(500 + i);
+            }
+            final long end = expected;
+            for (final RatisPartition replica : second)
+            {
+                TestCluster.await("orders-1 replica at " + end, () -> replica.highWatermark() >= end);
+                assertEquals(List.of(500L, 501L, 502L), replica.read(0, 1 << 20).stream().limit(3)
+                    .map(b -> TestBatches.id(b.payload())).toList());
+                assertNotSame(cluster.nodes[0].partition.log(), replica.log());
+            }
+            cluster.awaitConverged(cluster.awaitLeader());
+            for (final TestCluster.Node n : cluster.nodes)
+            {
+                assertAckedExactlyOnce(n, first);
+            }
+        }
+    }
+
+    @Test
     void stoppingTheLeaderElectsAnotherThatHasEveryAcknowledgedBatch() throws IOException
     {
         CASES.incrementAndGet();

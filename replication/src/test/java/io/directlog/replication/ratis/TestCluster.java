@@ -171,6 +171,17 @@ final class TestCluster implements AutoCloseable
         return found[0];
     }
 
+    /** Opens another partition on every running node; returns the replicas in node order. */
+    List<RatisPartition> openPartition(final String name)
+    {
+        final List<RatisPartition> replicas = new ArrayList<>();
+        for (final Node n : nodes)
+        {
+            replicas.add((RatisPartition)n.node.partition(name, peers, WAIT));
+        }
+        return replicas;
+    }
+
     Node follower(final Node leader)
     {
         return Arrays.stream(nodes).filter(n -> n != leader && n.running()).findFirst().orElseThrow();
