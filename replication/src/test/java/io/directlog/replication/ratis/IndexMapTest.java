@@ -82,6 +82,37 @@ class IndexMapTest
         }
     }
 
+    @Test
+    void positionsForgottenFromMemoryAreFoundInTheLog() throws IOException
+    {
+        final Path dir = Files.createTempDirectory(Files.createDirectories(ROOT), "forget-");
+        try (LogStore store = open(dir))
+        {
+            final Log log = store.log("p");
+            final IndexMap map = new IndexMap(log);
+            final List<IndexMap.Position> written = new ArrayList<>();
+            for (int i = 0; i < 50; i++)
+            {
+                final long raftIndex = 10 + 2L * i;
+                final byte[] frame = new byte[FrameDescriptor.HEADER_LENGTH + 4];
+                FrameDescriptor.writeHeader(frame, raftIndex, 3);
+                final long offset = log.append(frame, 2, Durability.DSYNC).join();
+                final IndexMap.Position p = new IndexMap.Position(raftIndex, offset, 2, 3);
+                map.put(p);
+                written.add(p);
+            }
+            map.forgetBefore(written.get(30).raftIndex());
+            assertEquals(20, map.inMemorySize());
+            for (final IndexMap.Position p : written)
+            {
+                assertEquals(p, map.lookup(p.raftIndex()), "entry " + p.raftIndex());
+                assertNull(map.lookup(p.raftIndex() + 1));
+            }
+            assertEquals(written.get(30), map.ceiling(written.get(29).raftIndex() + 1));
+            assertEquals(written.get(29), map.floor(written.get(30).raftIndex() - 1));
+        }
+    }
+
     private static LogStore open(final Path dir)
     {
         return LogStore.open(StoreConfig.builder(dir).memoryBudget(16L << 20).writerThreads(1)

@@ -84,6 +84,8 @@ class ReplicationFaultTest
             cluster.startAll();
             final TestCluster.Node leader = cluster.awaitLeader();
             final TestCluster.Node follower = cluster.follower(leader);
+            // A follower learns the leader from its first append or heartbeat; the leader can be ready before.
+            TestCluster.await(follower.id() + " knowing the leader", () -> follower.partition.leaderId().isPresent());
             final CompletableFuture<Long> refused = follower.partition.append(TestBatches.batch(1), 2);
             final ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
                 () -> refused.get(TestCluster.WAIT.toMillis(), TimeUnit.MILLISECONDS));
