@@ -23,6 +23,7 @@ import io.directlog.replication.NotLeaderException;
 import io.directlog.replication.ReplicatedBatch;
 import io.directlog.replication.ReplicationException;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -287,6 +288,61 @@ class ReplicationFaultTest
             }
             System.out.println("divergent-tail: old leader " + old.id() + " had " + (divergentEnd - committedEnd) +
                 " uncommitted offsets past " + committedEnd + "; truncated on rejoin");
+        }
+    }
+
+    /**
+     * Tagged slow: the separate JVM costs 10-25 s to start on this loaded 2-core machine, which would push the
+     * default run past its two-minute budget. Runs with -Pstress.
+     */
+    @Test
+    @Tag("slow")
+    void aFollowerKilledWithSigkillRecoversItsLogAndCatchesUp() throws IOException
+    {
+        CASES.incrementAndGet();
+        try (TestCluster cluster = new TestCluster(dir("sigkill"), true))
+        {
+            // Two in-process members elect a leader on their own; the third, a separate JVM, joins as a follower.
+            cluster.nodes[0].start();
+            cluster.nodes[1].start();
+            cluster.awaitLeader();
+            final TestCluster.Node victim = cluster.nodes[2];
+            victim.startProcess();
+            final List<Long> unknown = new ArrayList<>();
+            final List<long[]> acked = new ArrayList<>(cluster.appendAll(0, 60, unknown));
+            // The leader may have moved while the third member joined (a loaded machine misses heartbeats).
+            final TestCluster.Node leader = cluster.awaitLeader();
+            final long epoch = leader.partition.leaderEpoch();
+            final List<CompletableFuture<Long>> inFlight = new ArrayList<>();
+            for (long id = 60; id < 92; id++)
+            {
+                inFlight.add(leader.partition.append(TestBatches.batch(id), TestBatches.recordCount(id)));
+            }
+            victim.killProcess();
+            for (int i = 0; i < inFlight.size(); i++)
+            {
+                final long id = 60 + i;
+                TestCluster.outcome(inFlight.get(i)).ifPresentOrElse(o -> acked.add(new long[] {id, o}),
+                    () -> unknown.add(id));
+            }
+            if (!unknown.isEmpty())
+            {
+                // Killing a follower must not fail appends; only a leader change (an election) explains failures.
+                assertTrue(cluster.awaitLeader().partition.leaderEpoch() > epoch,
+                    "a majority stayed up and the leader did not change, yet appends failed: " + unknown);
+            }
+            acked.addAll(cluster.appendAll(100, 160, unknown));
+            victim.start();
+            assertFalse(victim.partition.log().recoveryReport().cleanShutdown(), "SIGKILL leaves no clean shutdown");
+            cluster.awaitConverged(cluster.awaitLeader());
+            DETECTED.incrementAndGet();
+            assertReplicasIdentical(cluster);
+            for (final TestCluster.Node n : cluster.nodes)
+            {
+                assertAckedExactlyOnce(n, acked);
+            }
+            System.out.println("sigkill: " + victim.id() + " recovered with " +
+                victim.partition.log().recoveryReport());
         }
     }
 

@@ -52,6 +52,7 @@ final class TestCluster implements AutoCloseable
         LogStore store;
         RatisReplicationNode node;
         RatisPartition partition;
+        Process process;
 
         Node(final RatisReplicationNode.Peer peer, final Path directory)
         {
@@ -62,16 +63,10 @@ final class TestCluster implements AutoCloseable
         void start()
         {
             step("start " + peer.id());
-            store = LogStore.open(StoreConfig.builder(directory.resolve("store"))
-                .memoryBudget(16L << 20)
-                .writerThreads(1)
-                .writerCpus(StoreConfig.WRITER_CPUS_NONE)
-                .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).build())
-                .build());
+            store = openStore(directory);
             try
             {
-                node = RatisReplicationNode.start(new RatisReplicationNode.Config(peer, directory.resolve("raft"),
-                    store, BatchStamper.KAFKA_V2, ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MAX, cacheBatches));
+                node = startNode(peer, directory, store, cacheBatches);
             }
             catch (final IOException e)
             {
@@ -81,8 +76,86 @@ final class TestCluster implements AutoCloseable
             partition = (RatisPartition)node.partition(PARTITION, peers, WAIT);
         }
 
+        /** Starts this member in a JVM of its own (ReplicaProcess), so that it can be killed with SIGKILL. */
+        void startProcess() throws IOException
+        {
+            step("start " + peer.id() + " as a separate JVM");
+            final List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            for (final String arg : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
+            {
+                if (arg.startsWith("--add-opens") || arg.startsWith("--enable-native-access"))
+                {
+                    command.add(arg);
+                }
+            }
+            command.addAll(List.of("-Xmx256m", "-XX:MaxDirectMemorySize=256m", "-cp",
+                System.getProperty("java.class.path"), ReplicaProcess.class.getName(), directory.toString(),
+                peer.id(), Boolean.toString(cacheBatches), peersSpec()));
+            process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            final java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
+            final Thread echo = new Thread(() ->
+            {
+                try (java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(
+                    process.getInputStream(), java.nio.charset.StandardCharsets.UTF_8)))
+                {
+                    for (String line = out.readLine(); line != null; line = out.readLine())
+                    {
+                        if (line.equals(ReplicaProcess.READY))
+                        {
+                            ready.countDown();
+                        }
+                        System.out.println("[" + peer.id() + " process] " + line);
+                    }
+                }
+                catch (final IOException e)
+                {
+                    System.out.println("[" + peer.id() + " process] output closed: " + e);
+                }
+            }, "echo-" + peer.id());
+            echo.setDaemon(true);
+            echo.start();
+            try
+            {
+                if (!ready.await(2 * WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+                {
+                    process.destroyForcibly();
+                    throw new AssertionError(peer.id() + " process not ready within " + 2 * WAIT.toSeconds() + " s");
+                }
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+
+        /** SIGKILL: no close, no flush, no clean-shutdown record; waits (bounded) until the process is gone. */
+        void killProcess()
+        {
+            step("kill -9 " + peer.id());
+            process.destroyForcibly();
+            try
+            {
+                if (!process.waitFor(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+                {
+                    throw new AssertionError(peer.id() + " process still alive after SIGKILL");
+                }
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+            process = null;
+        }
+
         void stop()
         {
+            if (process != null)
+            {
+                killProcess();
+            }
             if (store == null)
             {
                 return;
@@ -121,6 +194,44 @@ final class TestCluster implements AutoCloseable
         {
             return peer.id();
         }
+    }
+
+    static LogStore openStore(final Path directory)
+    {
+        return LogStore.open(StoreConfig.builder(directory.resolve("store"))
+            .memoryBudget(16L << 20)
+            .writerThreads(1)
+            .writerCpus(StoreConfig.WRITER_CPUS_NONE)
+            .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).build())
+            .build());
+    }
+
+    static RatisReplicationNode startNode(final RatisReplicationNode.Peer peer, final Path directory,
+        final LogStore store, final boolean cacheBatches) throws IOException
+    {
+        return RatisReplicationNode.start(new RatisReplicationNode.Config(peer, directory.resolve("raft"), store,
+            BatchStamper.KAFKA_V2, ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MAX, cacheBatches));
+    }
+
+    /** id@host:port,... */
+    String peersSpec()
+    {
+        final List<String> specs = new ArrayList<>();
+        peers.forEach(p -> specs.add(p.id() + "@" + p.host() + ":" + p.port()));
+        return String.join(",", specs);
+    }
+
+    static List<RatisReplicationNode.Peer> parsePeers(final String spec)
+    {
+        final List<RatisReplicationNode.Peer> parsed = new ArrayList<>();
+        for (final String one : spec.split(","))
+        {
+            final String[] idAndAddress = one.split("@");
+            final String[] hostAndPort = idAndAddress[1].split(":");
+            parsed.add(new RatisReplicationNode.Peer(idAndAddress[0], hostAndPort[0],
+                Integer.parseInt(hostAndPort[1])));
+        }
+        return parsed;
     }
 
     TestCluster(final Path root, final boolean cacheBatches) throws IOException
