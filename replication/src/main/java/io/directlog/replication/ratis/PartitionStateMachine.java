@@ -208,7 +208,8 @@ final class PartitionStateMachine extends BaseStateMachine
         if (last != null && last.raftIndex() >= raftIndex)
         {
             // The log holds batches of entries Raft does not have: this replica crashed after appending them and
-            // before Ratis wrote their headers. Raft is writing this index anew, so they are an uncommitted tail.
+            // before Ratis wrote their headers. It never acknowledged them (no header, no vote), so dropping them
+            // loses nothing this replica promised; Raft is now writing this index with what the leader holds.
             LOG.warn("{}: log holds entries up to {} beyond the Raft log; dropping them before writing {}", getId(),
                 last.raftIndex(), raftIndex);
             truncateLocked(raftIndex);
