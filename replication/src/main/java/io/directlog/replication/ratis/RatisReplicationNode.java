@@ -46,6 +46,8 @@ import org.apache.ratis.util.TimeDuration;
  */
 public final class RatisReplicationNode implements AutoCloseable
 {
+    private static final int READ_THREADS = 2;
+
     private final Config config;
     private final RaftServer server;
     private final ExecutorService readExecutor;
@@ -140,7 +142,8 @@ public final class RatisReplicationNode implements AutoCloseable
         // A snapshot holds an index, not batches: installing one would leave a hole in a follower's log
         // (PartitionStateMachine.notifyInstallSnapshotFromLeader).
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
-        final ExecutorService readExecutor = Executors.newCachedThreadPool(r ->
+        // Reads for lagging followers may go to disk; two threads bound what they take from the appends' cores.
+        final ExecutorService readExecutor = Executors.newFixedThreadPool(READ_THREADS, r ->
         {
             final Thread t = new Thread(r, "replication-read-" + config.self().id());
             t.setDaemon(true);
