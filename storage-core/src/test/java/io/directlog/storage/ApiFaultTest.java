@@ -64,8 +64,8 @@ class ApiFaultTest
 
     static StoreConfig config(final Path dir, final Durability durability)
     {
-        return StoreConfig.builder(dir).memoryBudget(64L << 20).writerThreads(2).appendTimeout(Duration.ofSeconds(5))
-            .defaultLogConfig(LogConfig.builder().segmentSize(SEGMENT).durability(durability).build()).build();
+        return TestStores.store(dir, TestStores.log(durability).build()).writerThreads(2)
+            .appendTimeout(Duration.ofSeconds(5)).build();
     }
 
     /** What a log held before a bad input: every record's offset, count and bytes. */
