@@ -87,7 +87,7 @@ public final class LogWriterAgent implements Agent
         runner = new AgentRunner(idle, this::onDutyCycleError, null, this);
         thread = new Thread(runner, name);
         thread.setDaemon(true);
-        proxy = new LogWriterProxy(queue, this, idle, thread);
+        proxy = new LogWriterProxy(queue, this, thread);
         callbacks = new CallbackGuard("a log of " + name, null);
     }
 

@@ -37,16 +37,13 @@ public final class LogWriterProxy
     private final WriterQueue queue;
     private final ManyToOneRingBuffer ring;
     private final LogWriterAgent writer;
-    private final WriterIdleStrategy idle;
     private final Thread writerThread;
 
-    LogWriterProxy(final WriterQueue queue, final LogWriterAgent writer, final WriterIdleStrategy idle,
-        final Thread writerThread)
+    LogWriterProxy(final WriterQueue queue, final LogWriterAgent writer, final Thread writerThread)
     {
         this.queue = queue;
         this.ring = queue.ring;
         this.writer = writer;
-        this.idle = idle;
         this.writerThread = writerThread;
     }
 
@@ -206,7 +203,7 @@ public final class LogWriterProxy
 
     private void wake()
     {
-        if (idle.sleeping())
+        if (queue.sleeping)
         {
             LockSupport.unpark(writerThread);
         }

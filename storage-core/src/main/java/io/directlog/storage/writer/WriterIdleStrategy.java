@@ -8,7 +8,7 @@ import org.agrona.concurrent.IdleStrategy;
  * How the writer waits when a duty cycle found nothing to do: spin briefly, yield, then park until a producer
  * unparks it or the next background flush of one of its logs is due (at most {@link #MAX_PARK_NANOS}).
  * <p>
- * Producers unpark the writer only when it said it sleeps ({@link #sleeping()}): the flag is set (volatile) before
+ * Producers unpark the writer only when it said it sleeps ({@link WriterQueue#sleeping}): the flag is set (volatile) before
  * the ring's tail is read, and a producer claims (a CAS on that tail) before it reads the flag, so either the
  * writer sees the claim and does not park, or the producer sees the flag and unparks it.
  * <p>
@@ -16,7 +16,7 @@ import org.agrona.concurrent.IdleStrategy;
  * except by unparking blindly on every append; this one parks only with an empty ring, says so, and wakes for the
  * flush deadline.
  * <p>
- * Not thread-safe: {@link #idle} runs on the writer thread; {@link #sleeping()} is read by producers.
+ * Not thread-safe: runs on the writer thread.
  */
 final class WriterIdleStrategy implements IdleStrategy
 {
@@ -29,7 +29,6 @@ final class WriterIdleStrategy implements IdleStrategy
 
     private final WriterQueue queue;
     private final LogWriterAgent writer;
-    private volatile boolean sleeping;
     private int idleCycles;
     private long parks;
 
@@ -77,13 +76,13 @@ final class WriterIdleStrategy implements IdleStrategy
     {
         final long now = System.nanoTime();
         final long parkNanos = Math.min(MAX_PARK_NANOS, writer.nanosToNextDeadline(now));
-        sleeping = true; // volatile: before the ring's tail is read (see the class comment)
+        queue.sleeping = true; // volatile: before the ring's tail is read (see the class comment)
         if (queue.ring.size() == 0 && !queue.stopping && parkNanos > 0)
         {
             parks++;
             LockSupport.parkNanos(this, parkNanos);
         }
-        sleeping = false;
+        queue.sleeping = false;
     }
 
     @Override
@@ -96,12 +95,6 @@ final class WriterIdleStrategy implements IdleStrategy
     public String alias()
     {
         return "writer";
-    }
-
-    /** @return true while the writer may be parked: a producer that queued something must unpark it. */
-    boolean sleeping()
-    {
-        return sleeping;
     }
 
     /** @return times the writer parked (writer's counter, read racily). */

@@ -51,6 +51,12 @@ final class WriterQueue
     final Object[] attachments;
     /** Set once by {@link LogWriterAgent#stop}; producers that see it after a claim take the late-offer path. */
     volatile boolean stopping;
+    /**
+     * True while the writer may be parked (written by {@link WriterIdleStrategy} around each park, read by every
+     * offer). It lives here, among fields written once, not beside the idle strategy's counters, which the writer
+     * writes on every idle cycle: producers reading it would miss the cache line each time.
+     */
+    volatile boolean sleeping;
     /** Held while the ring is read by anyone but the running writer: its final drain, and late offerers after it. */
     final Object drainLock = new Object();
     /** Guarded by {@link #drainLock}: the writer's final drain is over, late offerers read the ring themselves. */
