@@ -33,9 +33,8 @@ class CloseOnFullFilesystemTest
 {
     private static StoreConfig config(final Path dir, final ErrorInjectingBlockIo io)
     {
-        return StoreConfig.builder(dir).memoryBudget(16L << 20).writerThreads(1).blockIo(io)
-            .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).syncInterval(Duration.ofHours(1)).build())
-            .build();
+        return TestStores.store(dir, TestStores.log().syncInterval(Duration.ofHours(1)).build())
+            .memoryBudget(16L << 20).blockIo(io).build();
     }
 
     private static List<String> warnings(final Runnable action)

@@ -84,7 +84,7 @@ public final class PageCache
                 {
                     return null;
                 }
-                LockSupport.parkNanos(20_000);
+                LockSupport.parkNanos(PIN_WAIT_PARK_NANOS);
             }
         }
     }
@@ -106,6 +106,8 @@ public final class PageCache
         }
     }
 
+    /** How long a write page sleeps between looks at readers' pins (they are held for one copy out). */
+    private static final long PIN_WAIT_PARK_NANOS = 20_000;
     /** How long a write page waits for readers' pins to go before the budget counts as exhausted. */
     private static final long PIN_WAIT_NANOS =
         Long.getLong("directlog.cache.pinWaitMillis", 1000) * 1_000_000L;

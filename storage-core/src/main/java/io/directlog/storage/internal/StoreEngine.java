@@ -39,6 +39,7 @@ import io.directlog.storage.log.SegmentPreparer;
 import io.directlog.storage.page.PagePool;
 import io.directlog.storage.page.ReadBufferPool;
 import io.directlog.storage.writer.LogWriterAgent;
+import org.agrona.CloseHelper;
 
 /**
  * The {@link LogStore}: owns the directory lock, the I/O layer chosen for the directory, the page pool and
@@ -86,9 +87,10 @@ public final class StoreEngine implements LogStore
         this.lock = lock;
         this.io = selection.io();
         this.deviceInfo = selection.deviceInfo();
-        this.pool = new PagePool(config.memoryBudget(), Math.max(4096, io.alignment()));
+        this.pool = new PagePool(config.memoryBudget(), io.blockAlignment());
         this.cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
-        this.readBuffers = new ReadBufferPool(256 << 10, Math.max(4096, io.alignment()), 32);
+        this.readBuffers = new ReadBufferPool(ReadBufferPool.BUFFER_SIZE_DEFAULT, io.blockAlignment(),
+            ReadBufferPool.POOLED_BUFFERS_DEFAULT);
         this.preparer = new SegmentPreparer(io);
         this.readAhead = new ReadAhead(Math.min(config.readAheadBytes(), config.memoryBudget() / 4));
         this.writerPlacement = WriterPlacement.choose(config.writerCpus(), deviceInfo.device());
@@ -146,17 +148,7 @@ public final class StoreEngine implements LogStore
         catch (final IOException | RuntimeException e)
         {
             LOCKED_IN_THIS_JVM.remove(directory);
-            if (channel != null)
-            {
-                try
-                {
-                    channel.close();
-                }
-                catch (final IOException ignore)
-                {
-                    // already failing
-                }
-            }
+            CloseHelper.quietClose(channel); // already failing
             if (e instanceof StorageException)
             {
                 throw (StorageException)e;

@@ -74,6 +74,18 @@ public interface BlockIo
     /** @return the alignment of positions, lengths and memory addresses for direct I/O, in bytes. */
     int alignment();
 
+    /**
+     * The smallest block the engine aligns files, writes and memory to, whatever the device reports: the memory
+     * page size, so that pages from the pool are page-aligned and a 512-byte-sector device still gets 4 KiB writes.
+     */
+    int MIN_BLOCK_ALIGNMENT = 4096;
+
+    /** @return the alignment the engine uses with this I/O layer: {@link #alignment()}, at least 4 KiB. */
+    default int blockAlignment()
+    {
+        return Math.max(MIN_BLOCK_ALIGNMENT, alignment());
+    }
+
     /** @return true when writes bypass the page cache (O_DIRECT). */
     boolean isDirect();
 

@@ -194,7 +194,15 @@ public final class BufferedBlockIo implements BlockIo
         @Override
         public void truncate(final long length) throws IOException
         {
-            channel.truncate(length);
+            if (length > channel.size())
+            {
+                // ftruncate grows a file (with zeros); FileChannel.truncate leaves a smaller file as it is
+                channel.write(ByteBuffer.allocate(1), length - 1);
+            }
+            else
+            {
+                channel.truncate(length);
+            }
         }
 
         @Override

@@ -64,13 +64,13 @@ final class PowerLossChecker
             {
                 try
                 {
-                    agent.stop(Duration.ZERO); // not running: run() drains the queue once and returns
+                    agent.stop(Duration.ZERO); // never started: onClose drains the queue once, later offers drain it
                 }
                 catch (final InterruptedException e)
                 {
                     return;
                 }
-                agent.run();
+                agent.onClose();
             }
             LockSupport.parkNanos(200_000);
         }
