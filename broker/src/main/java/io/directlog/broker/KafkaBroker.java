@@ -151,7 +151,14 @@ public final class KafkaBroker implements AutoCloseable
                 {
                     g.close();
                 }
-                store.close();
+                try
+                {
+                    store.close();
+                }
+                catch (final RuntimeException closeFailed)
+                {
+                    // the start's own failure is what propagates; each log whose close failed logged a WARNING
+                }
             }
         }
     }
@@ -236,7 +243,13 @@ public final class KafkaBroker implements AutoCloseable
         }
         groups.close();
         topics.close();
-        store.close();
-        registry.close();
+        try
+        {
+            store.close(); // throws, after closing everything, when a log could not record a clean shutdown
+        }
+        finally
+        {
+            registry.close();
+        }
     }
 }

@@ -119,4 +119,30 @@ class CloseOnFullFilesystemTest
             assertTrue(!reopened.recoveryReport().cleanShutdown());
         }
     }
+
+    @Test
+    void aStoreCloseClosesEverythingThenThrowsNamingTheLogsWhoseCloseFailed() throws Exception
+    {
+        final Path dir = TestDirs.create("close-store-eio");
+        final ErrorInjectingBlockIo io = new ErrorInjectingBlockIo(new NativeBlockIo(4096), 1);
+        final LogStore store = LogStore.open(config(dir, io));
+        RecoveryTest.append(store.log("a"), 0, 50);
+        RecoveryTest.append(store.log("b"), 0, 30);
+        io.failFrom(ErrorInjectingBlockIo.Op.WRITE, Errno.EIO, ErrorInjectingBlockIo.under(dir.resolve("a"),
+            "checkpoint"));
+        final StorageException thrown = assertThrows(StorageException.class, store::close);
+        assertTrue(thrown.getMessage().contains("[a]"), "names the log that failed: " + thrown.getMessage());
+        store.close(); // closed all the same: a second close has nothing left to do
+        assertThrows(LogClosedException.class, () -> store.log("b"));
+        // the store's lock was released and the healthy log's clean shutdown recorded despite the failure
+        try (LogStore again = LogStore.open(RecoveryTest.config(dir, RecoveryMode.TOLERATE_TORN_TAIL)))
+        {
+            final Log a = again.log("a");
+            assertEquals(50, a.endOffset());
+            assertTrue(!a.recoveryReport().cleanShutdown(), a.recoveryReport().toString());
+            final Log b = again.log("b");
+            assertEquals(30, b.endOffset());
+            assertTrue(b.recoveryReport().cleanShutdown(), b.recoveryReport().toString());
+        }
+    }
 }

@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -631,16 +633,21 @@ public final class StoreEngine implements LogStore
             }
             closed = true;
         }
+        // a log whose close fails (it could not record a clean shutdown and said so with a WARNING) does not stop
+        // the others or the store from closing; the caller is told which failed once everything is closed, since
+        // the next open recovers those logs as after a crash
+        final List<String> failedLogs = new ArrayList<>();
+        final List<RuntimeException> failures = new ArrayList<>();
         for (final DefaultLog log : logs.values())
         {
             try
             {
                 log.close();
             }
-            catch (final StorageException e)
+            catch (final RuntimeException e)
             {
-                // that log's close could not record a clean shutdown and said so (a WARNING); the others and the
-                // store are closed all the same
+                failedLogs.add(log.name());
+                failures.add(e);
             }
         }
         logs.clear();
@@ -676,6 +683,14 @@ public final class StoreEngine implements LogStore
         finally
         {
             LOCKED_IN_THIS_JVM.remove(directory);
+        }
+        if (!failures.isEmpty())
+        {
+            final StorageException thrown = new StorageException("store " + directory + " closed, but the close of " +
+                "log(s) " + failedLogs + " failed (" + failures.get(0).getMessage() + "): the next open recovers " +
+                "them as after a crash", failures.get(0));
+            failures.subList(1, failures.size()).forEach(thrown::addSuppressed);
+            throw thrown;
         }
     }
 }

@@ -825,14 +825,17 @@ final class LogLoader
                     cutOffset = expected;
                 }
                 boolean bytesMissing = false;
-                if (damage == null && isLast && !cleanCheckpoint && direct.size() < size &&
-                    alignUp(cut) >= direct.size())
+                final long fileSize = direct.size();
+                if (isLast && !cleanCheckpoint && fileSize < size && (damage == null ? alignUp(cut) >= fileSize :
+                    !below && runsPastFileEnd(buffer, damageAt, fileSize)))
                 {
                     // segment files are full-size from their preparation on (the size synced before the rename), so a
                     // short one lost bytes; when its records run into its last block, records may have followed
-                    // there: after a crash nothing says how many (issue 17)
-                    damage = "the file is " + direct.size() + " bytes, shorter than its segment, and its records " +
-                        "reach its last block: bytes after them are missing";
+                    // there: after a crash nothing says how many (issue 17). A record whose bytes run past the
+                    // file's end reads as damaged (zeros where its end was), not as a torn write: without this,
+                    // TOLERATE_TORN_TAIL cut acknowledged records there as a torn tail and reported none dropped
+                    damage = (damage == null ? "" : damage + "; ") + "the file is " + fileSize + " bytes, shorter " +
+                        "than its segment, and its records reach its last block: bytes after them are missing";
                     bytesMissing = true;
                 }
                 phase("scan");
@@ -1272,6 +1275,21 @@ final class LogLoader
             return !RecordScanner.isGap(buffer, at, sectorEnd);
         }
         return true;
+    }
+
+    /**
+     * @return true when the damaged record header at {@code at} lies in the last block of a file of
+     * {@code fileSize} bytes, or declares a length that runs past it: bytes of that record went with the file's
+     * end, so it is not a torn write. The header's other fields are not trusted, only where it says the record ends.
+     */
+    private boolean runsPastFileEnd(final UnsafeBuffer buffer, final int at, final long fileSize)
+    {
+        if (alignUp(at + 1) >= fileSize)
+        {
+            return true;
+        }
+        final int length = buffer.getInt(at + RecordDescriptor.LENGTH_OFFSET);
+        return length >= RecordDescriptor.HEADER_LENGTH && (long)at + RecordDescriptor.alignedLength(length) > fileSize;
     }
 
     /**
