@@ -32,6 +32,7 @@ import io.directlog.storage.io.BlockIo;
 import io.directlog.storage.log.DefaultLog;
 import io.directlog.storage.log.LogConfigFile;
 import io.directlog.storage.log.LogContext;
+import io.directlog.storage.log.LogEvents;
 import io.directlog.storage.log.LogMeta;
 import io.directlog.storage.log.ReadAhead;
 import io.directlog.storage.log.SegmentFiles;
@@ -344,6 +345,7 @@ public final class StoreEngine implements LogStore
                     if (logs.remove(name, closing))
                     {
                         handedOut.remove(name);
+                        logGone(closing);
                     }
                 }
                 continue;
@@ -419,7 +421,7 @@ public final class StoreEngine implements LogStore
     {
         final LogWriterAgent writer = writers[nextWriter++ % writers.length];
         return new LogContext(io, cache, readBuffers, writer, preparer, config.appendTimeout(),
-            deviceInfo.copyOnWrite(), config.recoveryMode(), readAhead);
+            deviceInfo.copyOnWrite(), config.recoveryMode(), readAhead, metrics != null ? metrics : LogEvents.NONE);
     }
 
     /**
@@ -519,7 +521,14 @@ public final class StoreEngine implements LogStore
             handedOut.remove(name);
             if (log != null)
             {
-                log.close();
+                try
+                {
+                    log.close();
+                }
+                finally
+                {
+                    logGone(log);
+                }
             }
             final Path dir = directory.resolve(name);
             try
@@ -565,6 +574,15 @@ public final class StoreEngine implements LogStore
     long readAheadRequests()
     {
         return readAhead.requests();
+    }
+
+    /** A log has left the open logs, closed: the meters keep its final counts. */
+    private void logGone(final DefaultLog log)
+    {
+        if (metrics != null)
+        {
+            metrics.logGone(log);
+        }
     }
 
     /** @return the open logs. */
