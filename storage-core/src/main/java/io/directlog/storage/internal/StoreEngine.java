@@ -103,7 +103,8 @@ public final class StoreEngine implements LogStore
         this.syncer = new Thread(this::syncLoop, "directlog-syncer");
         this.syncer.setDaemon(true);
         this.syncer.start();
-        this.metrics = StoreMetrics.bind(config.meterRegistry(), this);
+        // without a registry StoreMetrics is never initialised: verifying it loads Micrometer, which is optional
+        this.metrics = config.meterRegistry() == null ? null : StoreMetrics.bind(config.meterRegistry(), this);
     }
 
     /**
