@@ -6,6 +6,9 @@
 #   3. java <the two documented options> -cp ...   must work
 #   4. java --add-opens ... -cp ... (no --enable-native-access): works; on JDK 24+ stderr carries exactly the JDK's
 #      restricted-method warning for JNA's System::load (documented in the README), on older JDKs nothing
+#   5. the same jars on the module path (automatic modules): refused without options, naming the module-path form
+#      of the flag (--add-opens java.base/jdk.internal.misc=org.agrona); works with nothing on stderr with
+#      --add-opens java.base/jdk.internal.misc=org.agrona --enable-native-access=com.sun.jna
 #
 # usage: examples/bare-jvm-check.sh [JAVA_HOME ...]
 #   JDKs: the arguments; else $BARE_JVM_JAVA_HOME (the JDK running Maven, set by the build) or java on the PATH,
@@ -49,7 +52,7 @@ mkdir -p "$stores"
 trap 'rm -rf "$tmp" "$stores"' EXIT
 runs=0
 
-# run NAME EXPECT(ok|refused|ok-jna-warning) java-args...
+# run NAME EXPECT(ok|refused|refused-module|ok-jna-warning) java-args...
 run() {
   local name="$1" expect="$2"; shift 2
   local rc=0
@@ -66,6 +69,9 @@ run() {
     expect=ok
   elif [ -s "$tmp/err" ]; then why="stderr is not empty"; fi
   if [ "$expect" = ok ] && { [ $rc -ne 0 ] || ! grep -q "queue example: ok" "$tmp/out"; }; then why="${why:+$why; }exit $rc, not ok"; fi
+  if [ "$expect" = refused-module ] && { [ $rc -eq 0 ] || ! grep -qF -- "--add-opens java.base/jdk.internal.misc=org.agrona " "$tmp/out"; }; then
+    why="${why:+$why; }exit $rc, expected a refusal naming the module-path flag"
+  fi
   if [ "$expect" = refused ] && { [ $rc -eq 0 ] || ! grep -qF -- "--add-opens java.base/jdk.internal.misc=ALL-UNNAMED" "$tmp/out"; }; then
     why="${why:+$why; }exit $rc, expected a refusal naming the flag"
   fi
@@ -85,6 +91,12 @@ for h in "${homes[@]}"; do
   run "java -jar (no option; manifest Add-Opens + Enable-Native-Access)" ok "$java" -jar "$jar"
   run "java -cp, no option: refused at LogStore.open naming the flag" refused "$java" -cp "$jar:$here/target/lib/*" io.directlog.examples.QueueExample
   run "java -cp with ${flags[*]}" ok "$java" "${flags[@]}" -cp "$jar:$here/target/lib/*" io.directlog.examples.QueueExample
+  module="$(unzip -p "$jar" META-INF/MANIFEST.MF | sed -n 's/^Automatic-Module-Name: //p' | tr -d '\r')"
+  run "module path, no option: refused naming the flag for org.agrona" refused-module \
+    "$java" -p "$jar:$here/target/lib" -m "$module/io.directlog.examples.QueueExample"
+  run "module path with --add-opens ...=org.agrona --enable-native-access=com.sun.jna" ok \
+    "$java" --add-opens java.base/jdk.internal.misc=org.agrona --enable-native-access=com.sun.jna \
+    -p "$jar:$here/target/lib" -m "$module/io.directlog.examples.QueueExample"
   m="$(major "$h")"
   if [ "$m" -ge 24 ]; then
     run "java -cp with ${flags[0]} ${flags[1]} only: works, the JDK warns about JNA's native access" ok-jna-warning \
