@@ -28,7 +28,7 @@ import io.directlog.storage.StoreConfig;
 import io.directlog.storage.StoreLockedException;
 import io.directlog.storage.cache.EvictionPolicy;
 import io.directlog.storage.cache.PageCache;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.log.DefaultLog;
 import io.directlog.storage.log.LogConfigFile;
 import io.directlog.storage.log.LogContext;

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import io.directlog.storage.RecoveryMode;
 import io.directlog.storage.cache.PageCache;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.page.ReadBufferPool;
 import io.directlog.storage.writer.LogWriterAgent;
 

@@ -9,9 +9,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import io.directlog.storage.format.SegmentHeaderDescriptor;
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.BlockIo;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
 
 /**
