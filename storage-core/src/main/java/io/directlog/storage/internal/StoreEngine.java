@@ -530,6 +530,7 @@ public final class StoreEngine implements LogStore
                 {
                     logGone(log);
                 }
+                awaitNotPreparing(log);
             }
             final Path dir = directory.resolve(name);
             try
@@ -575,6 +576,27 @@ public final class StoreEngine implements LogStore
     long readAheadRequests()
     {
         return readAhead.requests();
+    }
+
+    /**
+     * Before a closed log's files are deleted: a segment the preparer is making for it would appear in the directory
+     * after the listing (and fail the directory's removal). Bounded: a preparer stuck in I/O for a minute leaves
+     * the removal to fail with what is left.
+     */
+    private void awaitNotPreparing(final DefaultLog log)
+    {
+        try
+        {
+            if (!preparer.awaitNotPreparing(log, Duration.ofSeconds(60)))
+            {
+                LOG.log(System.Logger.Level.WARNING, "log '" + log.name() + "': a segment was still being prepared " +
+                    "60 s after it closed; deleting its files anyway");
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** A log has left the open logs, closed: the meters keep its final counts. */
