@@ -91,7 +91,8 @@ for h in "${homes[@]}"; do
   run "java -jar (no option; manifest Add-Opens + Enable-Native-Access)" ok "$java" -jar "$jar"
   run "java -cp, no option: refused at LogStore.open naming the flag" refused "$java" -cp "$jar:$here/target/lib/*" io.directlog.examples.QueueExample
   run "java -cp with ${flags[*]}" ok "$java" "${flags[@]}" -cp "$jar:$here/target/lib/*" io.directlog.examples.QueueExample
-  module="$(unzip -p "$jar" META-INF/MANIFEST.MF | sed -n 's/^Automatic-Module-Name: //p' | tr -d '\r')"
+  module="$( (unzip -p "$jar" META-INF/MANIFEST.MF 2>/dev/null || true) | sed -n 's/^Automatic-Module-Name: //p' | tr -d '\r')"
+  module="${module:-io.directlog.examples}"  # the examples' Automatic-Module-Name, where unzip is missing
   run "module path, no option: refused naming the flag for org.agrona" refused-module \
     "$java" -p "$jar:$here/target/lib" -m "$module/io.directlog.examples.QueueExample"
   run "module path with --add-opens ...=org.agrona --enable-native-access=com.sun.jna" ok \
