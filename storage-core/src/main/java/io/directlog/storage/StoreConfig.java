@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.agrona.BitUtil;
 

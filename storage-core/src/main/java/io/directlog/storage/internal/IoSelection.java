@@ -11,7 +11,7 @@ import io.directlog.nativeio.NativeIo;
 import io.directlog.storage.DeviceInfo;
 import io.directlog.storage.StorageException;
 import io.directlog.storage.StoreConfig;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.io.BufferedBlockIo;
 import io.directlog.storage.io.NativeBlockIo;
 

@@ -30,10 +30,11 @@ import io.directlog.storage.StoreConfig;
 import io.directlog.storage.StoreLockedException;
 import io.directlog.storage.cache.EvictionPolicy;
 import io.directlog.storage.cache.PageCache;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.log.DefaultLog;
 import io.directlog.storage.log.LogConfigFile;
 import io.directlog.storage.log.LogContext;
+import io.directlog.storage.log.LogEvents;
 import io.directlog.storage.log.LogMeta;
 import io.directlog.storage.log.ReadAhead;
 import io.directlog.storage.log.SegmentFiles;
@@ -106,7 +107,8 @@ public final class StoreEngine implements LogStore
         this.syncer = new Thread(this::syncLoop, "directlog-syncer");
         this.syncer.setDaemon(true);
         this.syncer.start();
-        this.metrics = StoreMetrics.bind(config.meterRegistry(), this);
+        // without a registry StoreMetrics is never initialised: verifying it loads Micrometer, which is optional
+        this.metrics = config.meterRegistry() == null ? null : StoreMetrics.bind(config.meterRegistry(), this);
     }
 
     /**
@@ -338,6 +340,7 @@ public final class StoreEngine implements LogStore
                     if (logs.remove(name, closing))
                     {
                         handedOut.remove(name);
+                        logGone(closing);
                     }
                 }
                 continue;
@@ -413,7 +416,7 @@ public final class StoreEngine implements LogStore
     {
         final LogWriterAgent writer = writers[nextWriter++ % writers.length];
         return new LogContext(io, cache, readBuffers, writer, preparer, config.appendTimeout(),
-            deviceInfo.copyOnWrite(), config.recoveryMode(), readAhead);
+            deviceInfo.copyOnWrite(), config.recoveryMode(), readAhead, metrics != null ? metrics : LogEvents.NONE);
     }
 
     /**
@@ -513,7 +516,15 @@ public final class StoreEngine implements LogStore
             handedOut.remove(name);
             if (log != null)
             {
-                log.close();
+                try
+                {
+                    log.close();
+                }
+                finally
+                {
+                    logGone(log);
+                }
+                awaitNotPreparing(log);
             }
             final Path dir = directory.resolve(name);
             try
@@ -559,6 +570,36 @@ public final class StoreEngine implements LogStore
     long readAheadRequests()
     {
         return readAhead.requests();
+    }
+
+    /**
+     * Before a closed log's files are deleted: a segment the preparer is making for it would appear in the directory
+     * after the listing (and fail the directory's removal). Bounded: a preparer stuck in I/O for a minute leaves
+     * the removal to fail with what is left.
+     */
+    private void awaitNotPreparing(final DefaultLog log)
+    {
+        try
+        {
+            if (!preparer.awaitNotPreparing(log, Duration.ofSeconds(60)))
+            {
+                LOG.log(System.Logger.Level.WARNING, "log '" + log.name() + "': a segment was still being prepared " +
+                    "60 s after it closed; deleting its files anyway");
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A log has left the open logs, closed: the meters keep its final counts. */
+    private void logGone(final DefaultLog log)
+    {
+        if (metrics != null)
+        {
+            metrics.logGone(log);
+        }
     }
 
     /** @return the open logs. */

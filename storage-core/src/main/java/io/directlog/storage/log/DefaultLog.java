@@ -40,8 +40,8 @@ import io.directlog.storage.format.CheckpointDescriptor;
 import io.directlog.storage.format.Checksums;
 import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.format.SegmentHeaderDescriptor;
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
 import io.directlog.storage.writer.CallbackGuard;
 import io.directlog.storage.writer.WriterClient;
@@ -385,6 +385,10 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         if (!context.writer().offerAppend(slot, buffer, index, length, recordCount, durability, callback, timeout))
         {
             final Throwable again = refusal();
+            if (again == null)
+            {
+                context.events().appendTimedOut(this);
+            }
             callbacks.complete(callback, -1, again != null ? again : context.writer().timeoutException(timeout, name));
         }
     }
@@ -602,6 +606,10 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             final Throwable rollError = roll(); // the segment ends at its last record, not after a gap
             if (rollError != null)
             {
+                if (rollError instanceof LogFullException)
+                {
+                    context.events().refusedFull(this);
+                }
                 callbacks.complete(callback, -1, rollError);
                 return;
             }
@@ -814,7 +822,9 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             {
                 file.datasync(); // or the buffered fallback: DIRECT would otherwise only reach the page cache
             }
-            flushNanos += System.nanoTime() - started;
+            final long took = System.nanoTime() - started;
+            flushNanos += took;
+            context.events().flushed(this, took);
             unsyncedDirect = !dsync;
         }
         catch (final IOException | RuntimeException e)
@@ -1060,6 +1070,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
             final LogFailedException e = new LogFailedException("log '" + name + "' stopped after a failed " + what +
                 ": " + cause.getMessage() + " (reopen the store to recover)", cause);
             failure = e;
+            context.events().failStopped(this);
             context.writer().wakeUp();
             if (Thread.currentThread() != context.writer().thread())
             {
@@ -1098,6 +1109,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private void syncerTick()
     {
         final Watermark w = watermark.get(); // BEFORE the sync: everything it names is written, so synced below
+        final long syncStarted = System.nanoTime();
         final List<Segment> synced = new ArrayList<>();
         ackGate.enterSync(); // no acknowledgement while the sync is in flight: it may find the filesystem failed
         try
@@ -1121,6 +1133,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
                 }
             }
             syncs++;
+            context.events().synced(this, System.nanoTime() - syncStarted);
             if (w != null && checkpoint.write(w, 0) && config.durability() == Durability.DSYNC &&
                 w.offset() > visibleEndOffset)
             {
@@ -1233,6 +1246,7 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
         };
         if (!context.writer().offerCommand(slot, command, context.appendTimeout()))
         {
+            context.events().appendTimedOut(this);
             throw context.writer().timeoutException(context.appendTimeout(), name);
         }
         try

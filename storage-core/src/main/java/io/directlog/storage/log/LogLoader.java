@@ -17,9 +17,9 @@ import io.directlog.storage.StorageException;
 import io.directlog.storage.cache.CachePage;
 import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.format.SegmentHeaderDescriptor;
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.BlockIo;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
 import org.agrona.concurrent.UnsafeBuffer;
 

@@ -2,6 +2,7 @@ package io.directlog.storage.log;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -9,9 +10,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import io.directlog.storage.format.SegmentHeaderDescriptor;
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.BlockIo;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
 
 /**
@@ -39,6 +40,10 @@ public final class SegmentPreparer implements AutoCloseable
     private final Set<DefaultLog> logs = ConcurrentHashMap.newKeySet();
     private final ConcurrentLinkedQueue<DefaultLog> urgent = new ConcurrentLinkedQueue<>();
     private final Semaphore wakeups = new Semaphore(0);
+    /** Guards {@link #filling}; notified when a fill ends. */
+    private final Object fillingLock = new Object();
+    /** The log the preparer thread is filling now, or null; guarded by fillingLock. */
+    private DefaultLog filling;
     private final Thread thread;
     private final PageMemory zeros;
     private volatile boolean running = true;
@@ -125,6 +130,54 @@ public final class SegmentPreparer implements AutoCloseable
 
     /** Prepares segments for one log up to its target, and a zeroed page for its next roll; true when it failed. */
     private boolean fill(final DefaultLog log)
+    {
+        synchronized (fillingLock)
+        {
+            filling = log;
+        }
+        try
+        {
+            return fillLog(log);
+        }
+        finally
+        {
+            synchronized (fillingLock)
+            {
+                filling = null;
+                fillingLock.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Waits until the preparer is not preparing a segment of {@code log}; call after {@link #deregister}, so it
+     * starts none after. Deleting a log's files needs it: a prepare in flight creates its next segment file after
+     * the log closed, and a directory listed before that is not empty when it is removed.
+     *
+     * @param log     the log.
+     * @param timeout how long to wait at most.
+     * @return true when no prepare of the log is in flight; false when the timeout passed first.
+     * @throws InterruptedException when interrupted while waiting.
+     */
+    public boolean awaitNotPreparing(final DefaultLog log, final Duration timeout) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (fillingLock)
+        {
+            while (filling == log)
+            {
+                final long left = deadline - System.nanoTime();
+                if (left <= 0)
+                {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(fillingLock, left);
+            }
+        }
+        return true;
+    }
+
+    private boolean fillLog(final DefaultLog log)
     {
         try
         {

@@ -32,7 +32,7 @@ import io.directlog.storage.RecoveryReport;
 import io.directlog.storage.StorageException;
 import io.directlog.storage.StoreConfig;
 import io.directlog.storage.TestSeed;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

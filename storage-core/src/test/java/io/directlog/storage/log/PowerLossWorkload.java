@@ -17,7 +17,7 @@ import io.directlog.storage.TestStores;
 import io.directlog.storage.cache.EvictionPolicy;
 import io.directlog.storage.cache.PageCache;
 import io.directlog.storage.format.RecordDescriptor;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.io.sim.GatedBlockIo;
 import io.directlog.storage.io.sim.SimulatedBlockIo;
 import io.directlog.storage.page.PagePool;

@@ -1,4 +1,4 @@
-package io.directlog.storage.io;
+package io.directlog.storage.spi;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -9,10 +9,12 @@ import java.util.List;
  * from native memory, and the directory operations whose durability matters (create, rename, delete, fsync of
  * the directory).
  * <p>
- * Implementations: {@link NativeBlockIo} (O_DIRECT through storage-native), {@link BufferedBlockIo} (the fallback
- * where O_DIRECT is unavailable: buffered writes, every DIRECT or DSYNC flush followed by fdatasync), and in
- * tests a simulated device for crash and fault injection. All engine I/O goes through here, so nothing the
- * engine does bypasses a fault model.
+ * The engine's own implementations are internal: O_DIRECT through storage-native, and the fallback where
+ * O_DIRECT is unavailable (buffered writes, every DIRECT or DSYNC flush followed by fdatasync); its tests add a
+ * simulated device for crash and fault injection. All engine I/O goes through here, so nothing the engine does
+ * bypasses a fault model. An application sets its own with {@code StoreConfig.Builder.blockIo}, typically a
+ * wrapper that injects faults or counts calls; it must keep the contract of every method, or acknowledged records
+ * can be lost.
  * <p>
  * Thread-safe.
  */
