@@ -57,6 +57,15 @@ final class BenchContext
         return options.coldReadBytes();
     }
 
+    /**
+     * @param scenarioDefault the scenario's own count.
+     * @return the logs a many-logs scenario opens: --logs when given, else its default.
+     */
+    int logs(final int scenarioDefault)
+    {
+        return options.logs() > 0 ? options.logs() : scenarioDefault;
+    }
+
     DirectIoSupport directIo()
     {
         return directIo;

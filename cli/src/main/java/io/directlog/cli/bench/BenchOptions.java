@@ -23,6 +23,8 @@ final class BenchOptions
     /** Data written and read back by engine-cold-read. */
     static final long COLD_READ_BYTES_DEFAULT = 512L << 20;
     static final long COLD_READ_BYTES_QUICK = 128L << 20;
+    /** The most logs --logs accepts: ten times issue 18's goal. */
+    static final int LOGS_MAX = 100_000;
 
     static final String USAGE = String.join("\n",
         "usage: ./directlog bench [options]",
@@ -37,6 +39,8 @@ final class BenchOptions
         "  --duration SECONDS    measurement per row (default " + DURATION_DEFAULT_SECONDS + ", --quick "
             + DURATION_QUICK_SECONDS + "); each row also warms up first",
         "  --json FILE           also write one JSON object per row and line to FILE",
+        "  --logs N              logs of engine-many-logs (default " + EngineManyLogsScenario.LOGS_DEFAULT +
+            ") and many-logs-footprint (default " + ManyLogsFootprintScenario.LOGS_DEFAULT + ")",
         "  --help                this text",
         "",
         "scenarios, in order:",
@@ -51,10 +55,12 @@ final class BenchOptions
     private final double durationSeconds;
     private final Path jsonFile;
     private final boolean help;
+    private final int logs;
 
     private BenchOptions(final Path directory, final List<String> scenarios, final boolean quick,
-        final double durationSeconds, final Path jsonFile, final boolean help)
+        final double durationSeconds, final Path jsonFile, final boolean help, final int logs)
     {
+        this.logs = logs;
         this.directory = directory;
         this.scenarios = List.copyOf(scenarios);
         this.quick = quick;
@@ -76,6 +82,7 @@ final class BenchOptions
         Double duration = null;
         Path json = null;
         boolean help = false;
+        int logs = 0;
 
         for (int i = 0; i < args.length; i++)
         {
@@ -92,6 +99,7 @@ final class BenchOptions
                 case "--json" -> json = Path.of(nonEmpty(name, inlineValue != null ? inlineValue : value(args, i++)));
                 case "--only" -> only = scenarioNames(inlineValue != null ? inlineValue : value(args, i++));
                 case "--duration" -> duration = seconds(inlineValue != null ? inlineValue : value(args, i++));
+                case "--logs" -> logs = logCount(inlineValue != null ? inlineValue : value(args, i++));
                 default -> throw new UsageException(arg.startsWith("-") ?
                     "unknown option '" + arg + "'" : "unexpected argument '" + arg + "'");
             }
@@ -102,7 +110,7 @@ final class BenchOptions
         }
 
         final double seconds = duration != null ? duration : quick ? DURATION_QUICK_SECONDS : DURATION_DEFAULT_SECONDS;
-        return new BenchOptions(directory, only, quick, seconds, json, help);
+        return new BenchOptions(directory, only, quick, seconds, json, help, logs);
     }
 
     /** @return the directory given with --dir, or null for a temporary one. */
@@ -152,6 +160,30 @@ final class BenchOptions
     boolean help()
     {
         return help;
+    }
+
+    /** @return the logs given with --logs, or 0 when each many-logs scenario uses its own default. */
+    int logs()
+    {
+        return logs;
+    }
+
+    private static int logCount(final String value) throws UsageException
+    {
+        final int n;
+        try
+        {
+            n = Integer.parseInt(value.replace("_", "").replace(",", ""));
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException("--logs wants a count of logs, such as 1000, not '" + value + "'");
+        }
+        if (n < 1 || n > LOGS_MAX)
+        {
+            throw new UsageException("--logs must be between 1 and " + LOGS_MAX + ", not '" + value + "'");
+        }
+        return n;
     }
 
     private static String value(final String[] args, final int i) throws UsageException

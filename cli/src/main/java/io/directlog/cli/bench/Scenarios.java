@@ -23,6 +23,8 @@ final class Scenarios
         new EngineAppendScenario(Durability.MEMORY),
         new EngineTailReadScenario(),
         new EngineColdReadScenario(),
+        new EngineManyLogsScenario(),
+        new ManyLogsFootprintScenario(),
         new RocksDbSyncScenario());
 
     static final List<String> NAMES = ALL.stream().map(Scenario::name).toList();

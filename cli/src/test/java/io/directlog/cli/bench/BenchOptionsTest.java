@@ -134,4 +134,24 @@ class BenchOptionsTest
             assertTrue(BenchOptions.USAGE.contains("  " + name + " "), name);
         }
     }
+
+    @Test
+    void logsOverridesTheManyLogsScenariosDefaults() throws UsageException
+    {
+        assertEquals(0, BenchOptions.parse(new String[0]).logs());
+        assertEquals(1000, BenchOptions.parse(new String[] {"--logs", "1,000"}).logs());
+        assertEquals(250, BenchOptions.parse(new String[] {"--logs=250"}).logs());
+    }
+
+    @Test
+    void logsRejectsWhatIsNotACountInRange()
+    {
+        assertTrue(assertThrows(UsageException.class, () -> BenchOptions.parse(new String[] {"--logs", "many"}))
+            .getMessage().contains("'many'"));
+        assertTrue(assertThrows(UsageException.class, () -> BenchOptions.parse(new String[] {"--logs", "0"}))
+            .getMessage().contains("between 1 and"));
+        assertTrue(assertThrows(UsageException.class,
+            () -> BenchOptions.parse(new String[] {"--logs", String.valueOf(BenchOptions.LOGS_MAX + 1)}))
+            .getMessage().contains("between 1 and"));
+    }
 }
