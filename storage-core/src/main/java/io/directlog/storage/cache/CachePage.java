@@ -54,6 +54,15 @@ public final class CachePage
         return memory;
     }
 
+    /**
+     * @return the bytes from the start the writer may write: the page's size, or for a growing write page its
+     * charge so far (see {@link PageCache#tryGrow}). Writer thread.
+     */
+    public int charge()
+    {
+        return memory.charge();
+    }
+
     /** @return the segment this page holds. */
     public CacheOwner owner()
     {
