@@ -55,12 +55,12 @@ public final class CachePage
     }
 
     /**
-     * @return the bytes from the start the writer may write: the page's size, or for a growing write page its
+     * @return the end of what the writer may write: the page's size, or for a growing write page the end of its
      * charge so far (see {@link PageCache#tryGrow}). Writer thread.
      */
-    public int charge()
+    public int chargedEnd()
     {
-        return memory.charge();
+        return memory.chargedEnd();
     }
 
     /** @return the segment this page holds. */

@@ -77,21 +77,23 @@ public final class PageCache
     /**
      * Takes a growing write page for {@code owner}: the segment's whole address range, charged against the budget
      * only for its first {@code charge} bytes (see {@link PagePool#tryAcquireGrowing}); the writer calls
-     * {@link #tryGrow} before it writes past {@link CachePage#charge()}. Evicts read-only pages as needed, as
+     * {@link #tryGrow} before it writes past {@link CachePage#chargedEnd()}. Evicts read-only pages as needed, as
      * {@link #acquire} does.
      *
      * @param owner    the segment the page will hold.
      * @param capacity the segment's size.
-     * @param charge   bytes to charge now: the writer's first chunk.
+     * @param from     the first byte the writer will write (0 for a new segment; the next block when a log takes
+     *                 a page again in the middle of its segment), a multiple of the alignment.
+     * @param charge   bytes to charge now from {@code from}: the writer's first chunk.
      * @return the page, writable and registered as resident; null when the budget is held by write pages and
      * pinned pages.
      */
-    public CachePage acquireGrowing(final CacheOwner owner, final int capacity, final int charge)
+    public CachePage acquireGrowing(final CacheOwner owner, final int capacity, final int from, final int charge)
     {
         final long[] deadline = new long[1];
         while (true)
         {
-            final PageMemory memory = pool.tryAcquireGrowing(capacity, charge);
+            final PageMemory memory = pool.tryAcquireGrowing(capacity, from, charge);
             if (memory != null)
             {
                 final CachePage page = new CachePage(memory, owner, true);
@@ -108,7 +110,7 @@ public final class PageCache
     /**
      * Lets the writer of a growing page write up to {@code end}: charges the next chunks against the budget (at
      * least doubling the charge, see {@link #nextCharge}), evicting read-only pages when the budget is full.
-     * Called by the page's writer; the fast path is the writer's own check of {@link CachePage#charge()}.
+     * Called by the page's writer; the fast path is the writer's own check of {@link CachePage#chargedEnd()}.
      *
      * @param page a growing write page.
      * @param end  the position the writer must be able to write up to (exclusive).
@@ -118,11 +120,16 @@ public final class PageCache
     public boolean tryGrow(final CachePage page, final int end)
     {
         final PageMemory memory = page.memory();
-        if (end <= memory.charge())
+        final int from = memory.chargedFrom();
+        if (end <= from)
+        {
+            throw new IllegalArgumentException("position " + end + " is not above the page's charged start " + from);
+        }
+        if (end <= memory.chargedEnd())
         {
             return true;
         }
-        final int charge = nextCharge(memory.charge(), end, memory.size(), pool.alignment());
+        final int charge = nextCharge(memory.charge(), end - from, memory.size() - from, pool.alignment());
         final long[] deadline = new long[1];
         while (true)
         {
@@ -143,8 +150,8 @@ public final class PageCache
      * grows ten times from 64 KiB) while a log that holds a few records is charged its first chunk only.
      *
      * @param current  the charge now.
-     * @param end      the position to cover.
-     * @param capacity the page's size.
+     * @param end      the position to cover, counted from the charge's start.
+     * @param capacity the bytes the charge may reach, counted from its start.
      * @param unit     the alignment charges are multiples of.
      * @return the new charge.
      */

@@ -31,11 +31,14 @@ public final class PageMemory
      * owner reads it without a lock).
      */
     private int charge;
+    /** The first byte a growing page's charge counts from (its owner writes nothing below); 0 for a fixed page. */
+    private final int chargedFrom;
     private final AtomicBoolean freed = new AtomicBoolean();
 
     private PageMemory(final AlignedMemory nativeMemory, final ByteBuffer fallback, final ByteBuffer byteBuffer,
-        final int size, final boolean growing, final int charge)
+        final int size, final boolean growing, final int chargedFrom, final int charge)
     {
+        this.chargedFrom = chargedFrom;
         this.nativeMemory = nativeMemory;
         this.fallback = fallback;
         this.byteBuffer = byteBuffer;
@@ -54,7 +57,7 @@ public final class PageMemory
      */
     public static PageMemory allocate(final int size, final int alignment)
     {
-        return allocate(size, alignment, false, size);
+        return allocate(size, alignment, false, 0, size);
     }
 
     /**
@@ -65,18 +68,25 @@ public final class PageMemory
      * what the owner wrote, never more than the charge; the fallback's direct ByteBuffer is zeroed (and resident)
      * in full by the JDK, so there the charge is accounting only.
      *
+     * The charge counts from {@code from}: a page taken for a segment that already holds records below the writer's
+     * next block (a log that gave its page back while idle) is charged for what it can hold from there, not for
+     * addresses below it that nobody touches.
+     *
      * @param size      the capacity in bytes, a multiple of alignment.
      * @param alignment a power of two.
-     * @param charge    the bytes counted now, a positive multiple of alignment, at most size.
+     * @param from      the first byte the owner may write, a multiple of alignment.
+     * @param charge    the bytes counted now from {@code from}, a positive multiple of alignment, at most
+     *                  {@code size - from}.
      * @return the memory, zeroed.
      */
-    static PageMemory allocateGrowing(final int size, final int alignment, final int charge)
+    static PageMemory allocateGrowing(final int size, final int alignment, final int from, final int charge)
     {
-        checkCharge(charge, size, alignment);
-        return allocate(size, alignment, true, charge);
+        checkWindow(from, charge, size, alignment);
+        return allocate(size, alignment, true, from, charge);
     }
 
-    private static PageMemory allocate(final int size, final int alignment, final boolean growing, final int charge)
+    private static PageMemory allocate(final int size, final int alignment, final boolean growing, final int from,
+        final int charge)
     {
         if (size <= 0 || size % alignment != 0)
         {
@@ -86,20 +96,25 @@ public final class PageMemory
         if (NativeIo.isAvailable())
         {
             final AlignedMemory memory = AlignedMemory.allocate(size, alignment);
-            return new PageMemory(memory, null, memory.byteBuffer(), size, growing, charge);
+            return new PageMemory(memory, null, memory.byteBuffer(), size, growing, from, charge);
         }
         final ByteBuffer raw = ByteBuffer.allocateDirect(size + alignment);
         final ByteBuffer aligned = raw.alignedSlice(alignment);
         aligned.limit(size);
-        return new PageMemory(null, raw, aligned.slice(), size, growing, charge);
+        return new PageMemory(null, raw, aligned.slice(), size, growing, from, charge);
     }
 
-    static void checkCharge(final int charge, final int size, final int alignment)
+    static void checkWindow(final int from, final int charge, final int size, final int alignment)
     {
-        if (charge <= 0 || charge > size || charge % alignment != 0)
+        if (from < 0 || from >= size || from % alignment != 0)
+        {
+            throw new IllegalArgumentException("charge start " + from + " must be a multiple of the alignment " +
+                alignment + " within the page size " + size);
+        }
+        if (charge <= 0 || charge > size - from || charge % alignment != 0)
         {
             throw new IllegalArgumentException("charge " + charge + " must be a positive multiple of the alignment " +
-                alignment + ", at most the page size " + size);
+                alignment + ", at most the page size " + size + " less its start " + from);
         }
     }
 
@@ -141,6 +156,18 @@ public final class PageMemory
     public int charge()
     {
         return charge;
+    }
+
+    /** @return the first byte the charge counts from: 0 for a fixed page. */
+    public int chargedFrom()
+    {
+        return chargedFrom;
+    }
+
+    /** @return the end of what the owner may write: {@link #chargedFrom()} plus {@link #charge()}. Owner's thread. */
+    public int chargedEnd()
+    {
+        return chargedFrom + charge;
     }
 
     void charge(final int bytes)

@@ -239,7 +239,20 @@ public final class PagePool implements AutoCloseable
      */
     public PageMemory tryAcquireGrowing(final int capacity, final int charge)
     {
-        PageMemory.checkCharge(charge, capacity, alignment);
+        return tryAcquireGrowing(capacity, 0, charge);
+    }
+
+    /**
+     * Takes a growing page whose charge counts from {@code from} (see {@link PageMemory#allocateGrowing}).
+     *
+     * @param capacity the page's size: a segment's.
+     * @param from     the first byte its owner will write, a multiple of the alignment.
+     * @param charge   the bytes charged now from {@code from}.
+     * @return a zeroed page, or null when the budget is used up by pages in use.
+     */
+    public PageMemory tryAcquireGrowing(final int capacity, final int from, final int charge)
+    {
+        PageMemory.checkWindow(from, charge, capacity, alignment);
         synchronized (this)
         {
             if (closed)
@@ -256,7 +269,7 @@ public final class PagePool implements AutoCloseable
         }
         try
         {
-            return PageMemory.allocateGrowing(capacity, alignment, charge);
+            return PageMemory.allocateGrowing(capacity, alignment, from, charge);
         }
         catch (final RuntimeException | Error e)
         {
@@ -274,7 +287,7 @@ public final class PagePool implements AutoCloseable
      * the OS to make room. A charge never shrinks while the page is held.
      *
      * @param page   a growing page the caller holds.
-     * @param charge the bytes it may write, a multiple of the alignment, at most its size.
+     * @param charge the bytes it may write from its {@link PageMemory#chargedFrom()}, a multiple of the alignment.
      * @return true when the page is charged for {@code charge} bytes (or more) now; false when the budget is
      * used up by pages in use.
      */
@@ -284,7 +297,7 @@ public final class PagePool implements AutoCloseable
         {
             throw new IllegalArgumentException("a fixed page of " + page.size() + " bytes cannot grow");
         }
-        PageMemory.checkCharge(charge, page.size(), alignment);
+        PageMemory.checkWindow(page.chargedFrom(), charge, page.size(), alignment);
         synchronized (this)
         {
             final int delta = charge - page.charge();

@@ -61,16 +61,16 @@ class PageCacheGrowTest
         try (PagePool pool = new PagePool(SEGMENT, 4096))
         {
             final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
-            final CachePage page = cache.acquireGrowing(new Owner(), SEGMENT, CHUNK);
+            final CachePage page = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
             assertTrue(page.writable());
-            assertEquals(CHUNK, page.charge());
+            assertEquals(CHUNK, page.chargedEnd());
 
             assertTrue(cache.tryGrow(page, CHUNK), "already covered");
-            assertEquals(CHUNK, page.charge());
+            assertEquals(CHUNK, page.chargedEnd());
             assertTrue(cache.tryGrow(page, CHUNK + 100));
-            assertEquals(2 * CHUNK, page.charge());
+            assertEquals(2 * CHUNK, page.chargedEnd());
             assertTrue(cache.tryGrow(page, SEGMENT));
-            assertEquals(SEGMENT, page.charge());
+            assertEquals(SEGMENT, page.chargedEnd());
             assertEquals(SEGMENT, pool.usedBytes());
         }
     }
@@ -83,12 +83,12 @@ class PageCacheGrowTest
             final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
             final CachePage readOnly = cache.acquire(new Owner(), 2 * CHUNK, true);
             readOnly.markReadOnly();
-            final CachePage writing = cache.acquireGrowing(new Owner(), SEGMENT, CHUNK);
+            final CachePage writing = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
 
             assertTrue(cache.tryGrow(writing, 3 * CHUNK));
 
             assertTrue(readOnly.isEvicted(), "the read-only page made room");
-            assertEquals(3 * CHUNK, writing.charge());
+            assertEquals(3 * CHUNK, writing.chargedEnd());
             assertEquals(1, cache.stats().evictions());
         }
     }
@@ -99,13 +99,13 @@ class PageCacheGrowTest
         try (PagePool pool = new PagePool(2L * CHUNK, 4096))
         {
             final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
-            final CachePage a = cache.acquireGrowing(new Owner(), SEGMENT, CHUNK);
-            final CachePage b = cache.acquireGrowing(new Owner(), SEGMENT, CHUNK);
+            final CachePage a = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
+            final CachePage b = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
             assertNotNull(b);
 
             assertFalse(cache.tryGrow(a, CHUNK + 1));
-            assertNull(cache.acquireGrowing(new Owner(), SEGMENT, CHUNK));
-            assertEquals(CHUNK, a.charge(), "a failed grow charges nothing");
+            assertNull(cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK));
+            assertEquals(CHUNK, a.chargedEnd(), "a failed grow charges nothing");
         }
     }
 
@@ -115,16 +115,35 @@ class PageCacheGrowTest
         try (PagePool pool = new PagePool(SEGMENT, 4096))
         {
             final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
-            final CachePage rolled = cache.acquireGrowing(new Owner(), SEGMENT, CHUNK);
+            final CachePage rolled = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
             rolled.markReadOnly(); // its segment rolled: the page is read cache now, charged for one chunk
 
             final CachePage pageIn = cache.tryAcquireForPageIn(new Owner(), SEGMENT);
 
             assertNotNull(pageIn);
             assertFalse(pageIn.memory().growing(), "a page-in overwrites the whole page: it takes a fixed one");
-            assertEquals(SEGMENT, pageIn.charge());
+            assertEquals(SEGMENT, pageIn.chargedEnd());
             assertEquals(SEGMENT, pool.usedBytes(), "the growing page's chunk went back; the fixed page is charged");
             pageIn.unpin();
+        }
+    }
+
+    @Test
+    void aPageTakenInTheMiddleOfItsSegmentIsChargedFromThereAndGrowsFromThere()
+    {
+        try (PagePool pool = new PagePool(4L * CHUNK, 4096))
+        {
+            final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
+            final int from = 10 << 20; // a log that gave its page back while idle, its next block at 10 MiB
+
+            final CachePage page = cache.acquireGrowing(new Owner(), SEGMENT, from, CHUNK);
+
+            assertEquals(CHUNK, pool.usedBytes(), "the 10 MiB below are not charged");
+            assertEquals(from + CHUNK, page.chargedEnd());
+            assertTrue(cache.tryGrow(page, from + CHUNK + 1));
+            assertEquals(from + 2 * CHUNK, page.chargedEnd(), "doubled from its own start");
+            assertEquals(2L * CHUNK, pool.usedBytes());
+            assertThrows(IllegalArgumentException.class, () -> cache.tryGrow(page, from), "below its start");
         }
     }
 }

@@ -134,4 +134,24 @@ class PagePoolGrowingTest
         assertTrue(page.isFreed());
         assertEquals(0, pool.allocatedBytes());
     }
+
+    @Test
+    void aChargeCountsFromItsStartAndStaysWithinThePage()
+    {
+        try (PagePool pool = new PagePool(SEGMENT, 4096))
+        {
+            final PageMemory page = pool.tryAcquireGrowing(SEGMENT, SEGMENT - 2 * CHUNK, CHUNK);
+            assertEquals(SEGMENT - 2 * CHUNK, page.chargedFrom());
+            assertEquals(SEGMENT - CHUNK, page.chargedEnd());
+            assertEquals(CHUNK, pool.usedBytes());
+
+            assertTrue(pool.tryGrow(page, 2 * CHUNK));
+            assertEquals(SEGMENT, page.chargedEnd());
+            assertThrows(IllegalArgumentException.class, () -> pool.tryGrow(page, 3 * CHUNK), "beyond the page");
+            assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> pool.tryAcquireGrowing(SEGMENT, 100, CHUNK)).getMessage().contains("charge start 100"));
+            pool.release(page);
+            assertEquals(0, pool.allocatedBytes());
+        }
+    }
 }
