@@ -66,6 +66,13 @@ final class BenchContext
         return options.logs() > 0 ? options.logs() : scenarioDefault;
     }
 
+    /** @return settings of the many-logs scenarios' logs: the engine's defaults, or --segment-size. */
+    io.directlog.storage.LogConfig.Builder manyLogsConfig()
+    {
+        final io.directlog.storage.LogConfig.Builder b = io.directlog.storage.LogConfig.builder();
+        return options.segmentSize() > 0 ? b.segmentSize(options.segmentSize()) : b;
+    }
+
     DirectIoSupport directIo()
     {
         return directIo;

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Set;
 
 import io.directlog.cli.UsageException;
+import io.directlog.storage.LogConfig;
 
 /**
  * The parsed options of {@code ./directlog bench}. Immutable once parsed.
@@ -41,6 +42,8 @@ final class BenchOptions
         "  --json FILE           also write one JSON object per row and line to FILE",
         "  --logs N              logs of engine-many-logs (default " + EngineManyLogsScenario.LOGS_DEFAULT +
             ") and many-logs-footprint (default " + ManyLogsFootprintScenario.LOGS_DEFAULT + ")",
+        "  --segment-size SIZE   segment size of those logs, such as 1m (default: the engine's, 64m); smaller",
+        "                        segments show how the rest scales past the 16 logs 64 MiB pages fit in 1 GiB",
         "  --help                this text",
         "",
         "scenarios, in order:",
@@ -56,11 +59,13 @@ final class BenchOptions
     private final Path jsonFile;
     private final boolean help;
     private final int logs;
+    private final int segmentSize;
 
     private BenchOptions(final Path directory, final List<String> scenarios, final boolean quick,
-        final double durationSeconds, final Path jsonFile, final boolean help, final int logs)
+        final double durationSeconds, final Path jsonFile, final boolean help, final int logs, final int segmentSize)
     {
         this.logs = logs;
+        this.segmentSize = segmentSize;
         this.directory = directory;
         this.scenarios = List.copyOf(scenarios);
         this.quick = quick;
@@ -83,6 +88,7 @@ final class BenchOptions
         Path json = null;
         boolean help = false;
         int logs = 0;
+        int segmentSize = 0;
 
         for (int i = 0; i < args.length; i++)
         {
@@ -100,6 +106,7 @@ final class BenchOptions
                 case "--only" -> only = scenarioNames(inlineValue != null ? inlineValue : value(args, i++));
                 case "--duration" -> duration = seconds(inlineValue != null ? inlineValue : value(args, i++));
                 case "--logs" -> logs = logCount(inlineValue != null ? inlineValue : value(args, i++));
+                case "--segment-size" -> segmentSize = segmentSize(inlineValue != null ? inlineValue : value(args, i++));
                 default -> throw new UsageException(arg.startsWith("-") ?
                     "unknown option '" + arg + "'" : "unexpected argument '" + arg + "'");
             }
@@ -110,7 +117,7 @@ final class BenchOptions
         }
 
         final double seconds = duration != null ? duration : quick ? DURATION_QUICK_SECONDS : DURATION_DEFAULT_SECONDS;
-        return new BenchOptions(directory, only, quick, seconds, json, help, logs);
+        return new BenchOptions(directory, only, quick, seconds, json, help, logs, segmentSize);
     }
 
     /** @return the directory given with --dir, or null for a temporary one. */
@@ -166,6 +173,36 @@ final class BenchOptions
     int logs()
     {
         return logs;
+    }
+
+    /** @return the segment size given with --segment-size, or 0 for the engine's default. */
+    int segmentSize()
+    {
+        return segmentSize;
+    }
+
+    private static int segmentSize(final String value) throws UsageException
+    {
+        final String v = value.trim().toLowerCase(Locale.ROOT);
+        final int shift = v.endsWith("k") ? 10 : v.endsWith("m") ? 20 : v.endsWith("g") ? 30 : 0;
+        final long bytes;
+        try
+        {
+            bytes = Long.parseLong(shift == 0 ? v : v.substring(0, v.length() - 1)) << shift;
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException("--segment-size wants bytes, or a number with k, m or g, such as 1m, not '" +
+                value + "'");
+        }
+        try
+        {
+            return LogConfig.builder().segmentSize((int)Math.min(bytes, Integer.MAX_VALUE)).build().segmentSize();
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new UsageException("--segment-size '" + value + "': " + ex.getMessage());
+        }
     }
 
     private static int logCount(final String value) throws UsageException

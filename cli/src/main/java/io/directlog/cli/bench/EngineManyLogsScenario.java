@@ -61,7 +61,7 @@ final class EngineManyLogsScenario implements Scenario
         try (LogStore store = EngineStores.open(context.scenarioDirectory(name()), ManyLogs.MEMORY_BUDGET))
         {
             context.progress("opening " + count + " logs, one DSYNC append each");
-            final LogConfig config = LogConfig.builder().durability(Durability.DSYNC).build();
+            final LogConfig config = context.manyLogsConfig().durability(Durability.DSYNC).build();
             final List<Log> logs = ManyLogs.openAndAppend(store, count, config, 1, Durability.DSYNC, guard);
             context.settle();
             final Measurement m = LoadDriver.closedLoop(context, PRODUCERS, ManyLogs.RECORD_BYTES, thread ->
@@ -92,7 +92,8 @@ final class EngineManyLogsScenario implements Scenario
             });
             final Log first = logs.get(0);
             final Durability effective = first.effectiveDurability(Durability.DSYNC);
-            rows.add(PRODUCERS, m, String.format(Locale.ROOT, "%,d logs%s", count,
+            rows.add(PRODUCERS, m, String.format(Locale.ROOT, "%,d logs of %s segments%s", count,
+                ManyLogsFootprintScenario.mib(config.segmentSize()),
                 effective == Durability.DSYNC ? "" : ", DSYNC acts as " + effective + " here"));
         }
     }

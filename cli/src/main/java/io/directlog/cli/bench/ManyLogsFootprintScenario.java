@@ -71,7 +71,7 @@ final class ManyLogsFootprintScenario implements Scenario
         final int count = context.logs(LOGS_DEFAULT);
         final DiskGuard guard = DiskGuard.forDirectory(context.directory());
         final Path dir = context.scenarioDirectory(name());
-        final LogConfig config = LogConfig.builder().build();
+        final LogConfig config = context.manyLogsConfig().build();
         final long rssBefore = ProcessMemory.residentBytes();
 
         context.progress(String.format(Locale.ROOT, "creating %,d logs of %d records", count, RECORDS_PER_LOG));
@@ -122,9 +122,9 @@ final class ManyLogsFootprintScenario implements Scenario
         final long rss = Math.max(rssCreated, rssReopened);
         final long disk = Math.max(diskClosed, diskEnd) - payload;
         final String note = String.format(Locale.ROOT,
-            "%,d logs, budget 1 GiB: RSS %s (target <=%s: %s; %s before the store), disk %s beyond the records " +
+            "%,d logs of %s segments, budget 1 GiB: RSS %s (target <=%s: %s; %s before the store), disk %s beyond the records " +
                 "(target <%s: %s), reopen %.2f s (target <5 s: %s)",
-            count, mib(rss), mib(ManyLogs.MEMORY_BUDGET + RSS_SLACK_BYTES),
+            count, mib(config.segmentSize()), mib(rss), mib(ManyLogs.MEMORY_BUDGET + RSS_SLACK_BYTES),
             verdict(rss >= 0 && rss <= ManyLogs.MEMORY_BUDGET + RSS_SLACK_BYTES), mib(rssBefore), mib(disk),
             mib(DISK_TARGET_BYTES), verdict(disk < DISK_TARGET_BYTES), reopenNanos / 1e9, verdict(reopenNanos < REOPEN_TARGET_NANOS));
         context.progress(note);

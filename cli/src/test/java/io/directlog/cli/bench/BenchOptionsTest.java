@@ -154,4 +154,17 @@ class BenchOptionsTest
             () -> BenchOptions.parse(new String[] {"--logs", String.valueOf(BenchOptions.LOGS_MAX + 1)}))
             .getMessage().contains("between 1 and"));
     }
+
+    @Test
+    void segmentSizeTakesBytesOrASuffixAndTheEnginesLimits() throws UsageException
+    {
+        assertEquals(0, BenchOptions.parse(new String[0]).segmentSize());
+        assertEquals(1 << 20, BenchOptions.parse(new String[] {"--segment-size", "1m"}).segmentSize());
+        assertEquals(2 << 20, BenchOptions.parse(new String[] {"--segment-size=2048K"}).segmentSize());
+        assertEquals(4 << 20, BenchOptions.parse(new String[] {"--segment-size", "4194304"}).segmentSize());
+        assertTrue(assertThrows(UsageException.class, () -> BenchOptions.parse(new String[] {"--segment-size", "big"}))
+            .getMessage().contains("'big'"));
+        assertTrue(assertThrows(UsageException.class, () -> BenchOptions.parse(new String[] {"--segment-size", "4k"}))
+            .getMessage().startsWith("--segment-size '4k': "));
+    }
 }
