@@ -86,14 +86,7 @@ public final class AlignedMemory implements AutoCloseable
         NativeIo.ensureAvailable();
         if (size >= MMAP_THRESHOLD && alignment <= PAGE)
         {
-            final long at = LibC.mmap(0L, size, LibC.PROT_READ | LibC.PROT_WRITE, LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS,
-                -1, 0L);
-            if (at == LibC.MAP_FAILED)
-            {
-                throw new NativeMemoryException("mmap(anonymous, size=" + size + ") failed",
-                    com.sun.jna.Native.getLastError());
-            }
-            return new AlignedMemory(at, size, alignment, true); // anonymous pages read as zero: no memset
+            return map(size, alignment);
         }
         final long[] out = new long[1];
         final int rc = LibC.posix_memalign(out, alignment, size);
@@ -105,6 +98,46 @@ public final class AlignedMemory implements AutoCloseable
         // posix_memalign does not zero; a page-cache page or I/O buffer must not expose old heap bytes.
         LibC.memset(out[0], 0, size);
         return new AlignedMemory(out[0], size, alignment, false);
+    }
+
+    /**
+     * Allocates an anonymous private mapping whatever its size: zero, and not resident until written, so that its
+     * resident memory is what its owner wrote. A growing write page needs this at any segment size; below
+     * {@link #MMAP_THRESHOLD} {@link #allocate} would take memory from posix_memalign and memset all of it (and
+     * malloc keeps freed blocks for reuse instead of giving them back, so a store closed and opened again would
+     * hold both generations of pages).
+     *
+     * @param size      bytes; positive and a multiple of 4096.
+     * @param alignment a power of two from 8 to 4096 (the mapping is page-aligned).
+     * @return the block.
+     * @throws IllegalArgumentException      naming the bad value.
+     * @throws NativeMemoryException         if mmap fails.
+     * @throws UnsupportedOperationException if native I/O is unavailable.
+     */
+    public static AlignedMemory allocateMapped(final long size, final int alignment)
+    {
+        if (alignment < 8 || alignment > PAGE || Integer.bitCount(alignment) != 1)
+        {
+            throw new IllegalArgumentException("alignment must be a power of two from 8 to " + PAGE + ": " + alignment);
+        }
+        if (size <= 0 || (size & (PAGE - 1)) != 0)
+        {
+            throw new IllegalArgumentException("size must be a positive multiple of " + PAGE + ": " + size);
+        }
+        NativeIo.ensureAvailable();
+        return map(size, alignment);
+    }
+
+    private static AlignedMemory map(final long size, final int alignment)
+    {
+        final long at = LibC.mmap(0L, size, LibC.PROT_READ | LibC.PROT_WRITE, LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS,
+            -1, 0L);
+        if (at == LibC.MAP_FAILED)
+        {
+            throw new NativeMemoryException("mmap(anonymous, size=" + size + ") failed",
+                com.sun.jna.Native.getLastError());
+        }
+        return new AlignedMemory(at, size, alignment, true); // anonymous pages read as zero: no memset
     }
 
     /**

@@ -220,6 +220,38 @@ class AlignedMemoryTest
         }
     }
 
+    @Test
+    void aSmallMappedBlockIsAMappingThatCostsNothingUntilWritten() throws Exception
+    {
+        final long before = residentBytes();
+        final AlignedMemory[] blocks = new AlignedMemory[256];
+        try
+        {
+            for (int i = 0; i < blocks.length; i++)
+            {
+                blocks[i] = AlignedMemory.allocateMapped(256 << 10, 4096); // 64 MiB in all, below MMAP_THRESHOLD each
+                assertTrue(blocks[i].isMapped());
+                assertEquals(0, blocks[i].address() % 4096);
+                assertEquals(0, blocks[i].buffer().getByte((256 << 10) - 1), "reads as zero");
+            }
+            final long after = residentBytes();
+            assertTrue(after - before < 32 << 20, "64 MiB of untouched mappings made " + (after - before) +
+                " bytes resident");
+        }
+        finally
+        {
+            for (final AlignedMemory b : blocks)
+            {
+                if (b != null)
+                {
+                    b.close();
+                }
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> AlignedMemory.allocateMapped(1000, 4096));
+        assertThrows(IllegalArgumentException.class, () -> AlignedMemory.allocateMapped(4096, 8192));
+    }
+
     private static long residentBytes() throws java.io.IOException
     {
         for (final String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status")))

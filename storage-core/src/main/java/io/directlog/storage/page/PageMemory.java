@@ -95,7 +95,9 @@ public final class PageMemory
         }
         if (NativeIo.isAvailable())
         {
-            final AlignedMemory memory = AlignedMemory.allocate(size, alignment);
+            // a growing page is always an anonymous mapping, whatever its size: resident as written, never more
+            final AlignedMemory memory = growing && alignment <= 4096 ?
+                AlignedMemory.allocateMapped(size, alignment) : AlignedMemory.allocate(size, alignment);
             return new PageMemory(memory, null, memory.byteBuffer(), size, growing, from, charge);
         }
         final ByteBuffer raw = ByteBuffer.allocateDirect(size + alignment);

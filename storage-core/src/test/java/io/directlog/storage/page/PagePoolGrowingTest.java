@@ -154,4 +154,42 @@ class PagePoolGrowingTest
             assertEquals(0, pool.allocatedBytes());
         }
     }
+
+    @Test
+    void growingPagesOfSmallSegmentsAreResidentOnlyWhereWritten() throws Exception
+    {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.directlog.nativeio.NativeIo.isAvailable() &&
+            java.nio.file.Files.exists(java.nio.file.Path.of("/proc/self/status")), "needs native memory and /proc");
+        final int segment = 1 << 20; // below the size where plain allocations become mappings
+        final int pages = 256;
+        try (PagePool pool = new PagePool((long)pages * CHUNK, 4096))
+        {
+            final long before = residentBytes();
+            final PageMemory[] held = new PageMemory[pages];
+            for (int i = 0; i < pages; i++)
+            {
+                held[i] = pool.tryAcquireGrowing(segment, CHUNK);
+                held[i].buffer().putLong(0, i); // the header block is written, as a roll does
+            }
+            final long grown = residentBytes() - before;
+            for (final PageMemory p : held)
+            {
+                pool.release(p);
+            }
+            assertTrue(grown < 64L << 20, pages + " pages of 1 MiB, one block written in each, made " + grown +
+                " bytes resident (256 MiB if they were allocated and zeroed in full)");
+        }
+    }
+
+    private static long residentBytes() throws java.io.IOException
+    {
+        for (final String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status")))
+        {
+            if (line.startsWith("VmRSS:"))
+            {
+                return Long.parseLong(line.substring(6).trim().split("\\s+")[0]) * 1024;
+            }
+        }
+        throw new IllegalStateException("no VmRSS in /proc/self/status");
+    }
 }
