@@ -167,9 +167,11 @@ final class ManyLogsFootprintScenario implements Scenario
         {
             disk = gb(DiskUsage.allocatedBytes(dir));
         }
-        catch (final IOException ex)
+        catch (final IOException | RuntimeException ex)
         {
-            disk = "unknown (" + ex.getMessage() + ")";
+            // the failure being reported may be the reason (out of descriptors: du cannot start, a walk fails):
+            // say so rather than hide that failure behind this one
+            disk = "unknown (" + BenchRunner.reason(ex) + ")";
         }
         return "RSS " + mib(ProcessMemory.residentBytes()) + " (" + mib(rssBefore) + " before the store), disk " + disk;
     }
