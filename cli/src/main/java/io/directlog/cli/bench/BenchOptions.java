@@ -9,6 +9,7 @@ import java.util.Set;
 
 import io.directlog.cli.CommandLine;
 import io.directlog.cli.UsageException;
+import io.directlog.storage.LogConfig;
 
 /**
  * The parsed options of {@code ./directlog bench}. Immutable once parsed.
@@ -24,6 +25,8 @@ final class BenchOptions
     /** Data written and read back by engine-cold-read. */
     static final long COLD_READ_BYTES_DEFAULT = 512L << 20;
     static final long COLD_READ_BYTES_QUICK = 128L << 20;
+    /** The most logs --logs accepts: ten times issue 18's goal. */
+    static final int LOGS_MAX = 100_000;
 
     static final String USAGE = String.join("\n",
         "usage: ./directlog bench [options]",
@@ -33,11 +36,16 @@ final class BenchOptions
         "",
         "options:",
         "  --dir DIR             where to write (default: a new directlog-bench-XXXX here, removed afterwards)",
-        "  --only NAME[,NAME]    run only these scenarios",
+        "  --only NAME[,NAME]    run only these scenarios (default: all but " + String.join(" and ", Scenarios.OPT_IN) +
+            ")",
         "  --quick               about 15 s in total instead of about a minute",
         "  --duration SECONDS    measurement per row (default " + DURATION_DEFAULT_SECONDS + ", --quick "
             + DURATION_QUICK_SECONDS + "); each row also warms up first",
         "  --json FILE           also write one JSON object per row and line to FILE",
+        "  --logs N              logs of engine-many-logs (default " + EngineManyLogsScenario.LOGS_DEFAULT +
+            ") and many-logs-footprint (default " + ManyLogsFootprintScenario.LOGS_DEFAULT + ")",
+        "  --segment-size SIZE   segment size of those logs, such as 1m (default: the engine's, 64m); smaller",
+        "                        segments show how the rest scales past the 16 logs 64 MiB pages fit in 1 GiB",
         "  --help                this text",
         "",
         "scenarios, in order:",
@@ -52,10 +60,14 @@ final class BenchOptions
     private final double durationSeconds;
     private final Path jsonFile;
     private final boolean help;
+    private final int logs;
+    private final int segmentSize;
 
     private BenchOptions(final Path directory, final List<String> scenarios, final boolean quick,
-        final double durationSeconds, final Path jsonFile, final boolean help)
+        final double durationSeconds, final Path jsonFile, final boolean help, final int logs, final int segmentSize)
     {
+        this.logs = logs;
+        this.segmentSize = segmentSize;
         this.directory = directory;
         this.scenarios = List.copyOf(scenarios);
         this.quick = quick;
@@ -72,11 +84,13 @@ final class BenchOptions
     static BenchOptions parse(final String[] args) throws UsageException
     {
         Path directory = null;
-        List<String> only = Scenarios.NAMES;
+        List<String> only = Scenarios.DEFAULT_NAMES;
         boolean quick = false;
         Double duration = null;
         Path json = null;
         boolean help = false;
+        int logs = 0;
+        int segmentSize = 0;
 
         final CommandLine line = new CommandLine(args);
         while (line.next())
@@ -89,12 +103,14 @@ final class BenchOptions
                 case "--json" -> json = Path.of(line.value());
                 case "--only" -> only = scenarioNames(line.value());
                 case "--duration" -> duration = seconds(line);
+                case "--logs" -> logs = logCount(line.value());
+                case "--segment-size" -> segmentSize = segmentSize(line.value());
                 default -> throw line.unknown();
             }
         }
 
         final double seconds = duration != null ? duration : quick ? DURATION_QUICK_SECONDS : DURATION_DEFAULT_SECONDS;
-        return new BenchOptions(directory, only, quick, seconds, json, help);
+        return new BenchOptions(directory, only, quick, seconds, json, help, logs, segmentSize);
     }
 
     /** @return the directory given with --dir, or null for a temporary one. */
@@ -144,6 +160,60 @@ final class BenchOptions
     boolean help()
     {
         return help;
+    }
+
+    /** @return the logs given with --logs, or 0 when each many-logs scenario uses its own default. */
+    int logs()
+    {
+        return logs;
+    }
+
+    /** @return the segment size given with --segment-size, or 0 for the engine's default. */
+    int segmentSize()
+    {
+        return segmentSize;
+    }
+
+    private static int segmentSize(final String value) throws UsageException
+    {
+        final String v = value.trim().toLowerCase(Locale.ROOT);
+        final int shift = v.endsWith("k") ? 10 : v.endsWith("m") ? 20 : v.endsWith("g") ? 30 : 0;
+        final long bytes;
+        try
+        {
+            bytes = Long.parseLong(shift == 0 ? v : v.substring(0, v.length() - 1)) << shift;
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException("--segment-size wants bytes, or a number with k, m or g, such as 1m, not '" +
+                value + "'");
+        }
+        try
+        {
+            return LogConfig.builder().segmentSize((int)Math.min(bytes, Integer.MAX_VALUE)).build().segmentSize();
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new UsageException("--segment-size '" + value + "': " + ex.getMessage());
+        }
+    }
+
+    private static int logCount(final String value) throws UsageException
+    {
+        final int n;
+        try
+        {
+            n = Integer.parseInt(value.replace("_", "").replace(",", ""));
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException("--logs wants a count of logs, such as 1000, not '" + value + "'");
+        }
+        if (n < 1 || n > LOGS_MAX)
+        {
+            throw new UsageException("--logs must be between 1 and " + LOGS_MAX + ", not '" + value + "'");
+        }
+        return n;
     }
 
     private static double seconds(final CommandLine line) throws UsageException
