@@ -1,5 +1,6 @@
 package io.directlog.storage.io;
 
+import io.directlog.storage.spi.BlockIo;
 import java.io.IOException;
 import java.nio.file.Path;
 

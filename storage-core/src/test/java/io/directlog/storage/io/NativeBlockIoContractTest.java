@@ -1,5 +1,6 @@
 package io.directlog.storage.io;
 
+import io.directlog.storage.spi.BlockIo;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package io.directlog.storage.io;
 
+import io.directlog.storage.spi.BlockIo;
 import java.nio.file.Path;
 
 import io.directlog.storage.io.sim.SimulatedBlockIo;

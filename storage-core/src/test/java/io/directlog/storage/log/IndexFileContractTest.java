@@ -9,8 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Path;
 
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.io.sim.SimulatedBlockIo;
 import io.directlog.storage.page.PageMemory;
 import org.junit.jupiter.api.BeforeEach;
