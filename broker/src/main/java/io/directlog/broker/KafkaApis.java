@@ -29,6 +29,7 @@ import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
@@ -47,8 +48,10 @@ import io.directlog.broker.topic.TopicRegistry;
  * CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, DescribeCluster, ListOffsets, InitProducerId.
  * Produce and Fetch live in {@link ProduceHandler} and {@link FetchHandler}, groups in {@link GroupApis}.
  * <p>
- * Requests that change topics run on the broker's admin thread (they write the metadata log and create files);
- * the others run on the connection's event loop.
+ * Requests that change topics run on the broker's admin thread (they write the metadata log and create files).
+ * Produce, Fetch and ListOffsets run on the connection's I/O lane ({@link RequestContext#io()}): an append waits
+ * for room when the engine's writer queue is full, and a read of a cold segment is a pread, and neither may hold
+ * the event loop that serves other connections. The others run on the event loop: they only read memory.
  * <p>
  * Thread-safe.
  */
@@ -79,9 +82,9 @@ final class KafkaApis implements RequestHandler
         {
             case API_VERSIONS -> done(SupportedApis.apiVersionsResponse());
             case METADATA -> metadata(request, (MetadataRequestData)body);
-            case PRODUCE -> produce.handle(request);
+            case PRODUCE -> produce(request, (ProduceRequestData)body);
             case FETCH -> fetch.handle(request);
-            case LIST_OFFSETS -> done(listOffsets(request.version(), (ListOffsetsRequestData)body));
+            case LIST_OFFSETS -> onIo(request, () -> done(listOffsets(request.version(), (ListOffsetsRequestData)body)));
             case CREATE_TOPICS -> onAdmin(() -> createTopics(request.version(), (CreateTopicsRequestData)body));
             case DELETE_TOPICS -> onAdmin(() -> deleteTopics(request.version(), (DeleteTopicsRequestData)body));
             case CREATE_PARTITIONS -> onAdmin(() -> createPartitions((CreatePartitionsRequestData)body));
@@ -96,6 +99,29 @@ final class KafkaApis implements RequestHandler
     private static CompletableFuture<ApiMessage> done(final ApiMessage response)
     {
         return CompletableFuture.completedFuture(response);
+    }
+
+    /**
+     * Runs a handler on the connection's I/O lane. Its future completes with the handler's response (for Produce:
+     * once the appends it queued are acknowledged); the lane is free again as soon as the handler returns.
+     */
+    private static CompletableFuture<ApiMessage> onIo(final RequestContext request,
+        final java.util.function.Supplier<CompletableFuture<ApiMessage>> handler)
+    {
+        final CompletableFuture<CompletableFuture<ApiMessage>> started =
+            CompletableFuture.supplyAsync(handler, request.io());
+        return started.thenCompose(f -> f);
+    }
+
+    private CompletableFuture<ApiMessage> produce(final RequestContext request, final ProduceRequestData req)
+    {
+        if (req.acks() == 0)
+        {
+            // no response, and none may be queued: the client does not expect one (it would shift the correlation)
+            request.io().execute(() -> produce.handle(request));
+            return null;
+        }
+        return onIo(request, () -> produce.handle(request));
     }
 
     private interface AdminTask
