@@ -12,6 +12,7 @@ import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -23,6 +24,7 @@ import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
 import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
@@ -45,7 +47,8 @@ import io.directlog.broker.topic.TopicRegistry;
 
 /**
  * Routes each request to its implementation, and implements the topic and cluster APIs: ApiVersions, Metadata,
- * CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, DescribeCluster, ListOffsets, InitProducerId.
+ * CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, DescribeCluster, ListOffsets, InitProducerId
+ * (AlterConfigs and IncrementalAlterConfigs in {@link AlterConfigsHandler}).
  * Produce and Fetch live in {@link ProduceHandler} and {@link FetchHandler}, groups in {@link GroupApis}.
  * <p>
  * Requests that change topics run on the broker's admin thread (they write the metadata log and create files).
@@ -63,6 +66,7 @@ final class KafkaApis implements RequestHandler
     private final ProduceHandler produce;
     private final FetchHandler fetch;
     private final GroupApis groups;
+    private final AlterConfigsHandler alterConfigs;
 
     KafkaApis(final BrokerConfig config, final TopicRegistry topics, final Executor admin, final GroupApis groups)
     {
@@ -72,6 +76,7 @@ final class KafkaApis implements RequestHandler
         this.produce = new ProduceHandler(topics);
         this.fetch = new FetchHandler(topics);
         this.groups = groups;
+        this.alterConfigs = new AlterConfigsHandler(topics);
     }
 
     @Override
@@ -89,6 +94,9 @@ final class KafkaApis implements RequestHandler
             case DELETE_TOPICS -> onAdmin(() -> deleteTopics(request.version(), (DeleteTopicsRequestData)body));
             case CREATE_PARTITIONS -> onAdmin(() -> createPartitions((CreatePartitionsRequestData)body));
             case DESCRIBE_CONFIGS -> done(describeConfigs((DescribeConfigsRequestData)body));
+            case ALTER_CONFIGS -> onAdmin(() -> alterConfigs.alter((AlterConfigsRequestData)body));
+            case INCREMENTAL_ALTER_CONFIGS ->
+                onAdmin(() -> alterConfigs.incrementalAlter((IncrementalAlterConfigsRequestData)body));
             case DESCRIBE_CLUSTER -> done(describeCluster());
             case DESCRIBE_TOPIC_PARTITIONS -> done(describeTopicPartitions((DescribeTopicPartitionsRequestData)body));
             case INIT_PRODUCER_ID -> onAdmin(() -> initProducerId((InitProducerIdRequestData)body));
@@ -392,7 +400,8 @@ final class KafkaApis implements RequestHandler
                 {
                     final TopicConfig tc = t.config();
                     tc.all().forEach((k, v) -> addConfig(r, res, k, v,
-                        tc.explicit().containsKey(k) ? SOURCE_TOPIC : SOURCE_DEFAULT));
+                        tc.explicit().containsKey(k) ? SOURCE_TOPIC : SOURCE_DEFAULT,
+                        TopicConfig.SEGMENT_BYTES.equals(k))); // fixed with the logs at creation
                 }
             }
             else if (res.resourceType() == RESOURCE_BROKER)
@@ -406,7 +415,7 @@ final class KafkaApis implements RequestHandler
                 broker.put("directlog.durability", config.durability().name());
                 broker.put("default.replication.factor", "1");
                 broker.put("offsets.topic.replication.factor", "1");
-                broker.forEach((k, v) -> addConfig(r, res, k, v, SOURCE_STATIC_BROKER));
+                broker.forEach((k, v) -> addConfig(r, res, k, v, SOURCE_STATIC_BROKER, true));
             }
             else
             {
@@ -420,12 +429,12 @@ final class KafkaApis implements RequestHandler
 
     private static void addConfig(final DescribeConfigsResponseData.DescribeConfigsResult r,
         final DescribeConfigsRequestData.DescribeConfigsResource res, final String name, final String value,
-        final byte source)
+        final byte source, final boolean readOnly)
     {
         if (res.configurationKeys() == null || res.configurationKeys().contains(name))
         {
             r.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult()
-                .setName(name).setValue(value).setReadOnly(true).setConfigSource(source).setIsSensitive(false));
+                .setName(name).setValue(value).setReadOnly(readOnly).setConfigSource(source).setIsSensitive(false));
         }
     }
 
