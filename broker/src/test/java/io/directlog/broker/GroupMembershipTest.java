@@ -133,6 +133,71 @@ class GroupMembershipTest
         }
     }
 
+    /** Joins a dynamic member: MEMBER_ID_REQUIRED first, then the join with the id given (sent, not awaited). */
+    private static org.apache.kafka.common.requests.RequestHeader startJoin(final RawClient c, final String group)
+        throws Exception
+    {
+        final JoinGroupResponseData first = call(c, join(group, "", null));
+        assertEquals(Errors.MEMBER_ID_REQUIRED.code(), first.errorCode());
+        return c.send(join(group, first.memberId(), null), JOIN_V);
+    }
+
+    @Test
+    void aFollowerRejoiningWithUnchangedProtocolsGetsTheCurrentGenerationWithoutARebalance() throws Exception
+    {
+        try (RawClient a = new RawClient(broker); RawClient b = new RawClient(broker))
+        {
+            // a forms the group alone; b's join then parks until a rejoins, and both get the next generation
+            final JoinGroupResponseData alone = ((JoinGroupResponse)a.receive(startJoin(a, "followers"))).data();
+            assertEquals(Errors.NONE.code(), alone.errorCode());
+            final org.apache.kafka.common.requests.RequestHeader hb = startJoin(b, "followers");
+            // b's join is in once a's heartbeat is told to rejoin; bounded in tries and time
+            final long deadline = System.nanoTime() + BrokerTestSupport.TIMEOUT.toNanos();
+            while (heartbeat(a, "followers", alone.memberId(), null, alone.generationId()) !=
+                Errors.REBALANCE_IN_PROGRESS.code())
+            {
+                assertTrue(System.nanoTime() < deadline, "b's join never started a rebalance");
+            }
+            final JoinGroupResponseData ja = call(a, join("followers", alone.memberId(), null));
+            final JoinGroupResponseData jb = ((JoinGroupResponse)b.receive(hb)).data();
+            assertEquals(Errors.NONE.code(), ja.errorCode());
+            assertEquals(ja.generationId(), jb.generationId());
+            final JoinGroupResponseData leader = ja.memberId().equals(ja.leader()) ? ja : jb;
+            final JoinGroupResponseData follower = leader == ja ? jb : ja;
+            final RawClient leaderClient = leader == ja ? a : b;
+            final RawClient followerClient = leader == ja ? b : a;
+            final int generation = leader.generationId();
+            final org.apache.kafka.common.requests.RequestHeader followerSync = followerClient.send(
+                new SyncGroupRequestData().setGroupId("followers").setMemberId(follower.memberId())
+                    .setGenerationId(generation), (short)3);
+            final SyncGroupRequestData leaderSync = new SyncGroupRequestData().setGroupId("followers")
+                .setMemberId(leader.memberId()).setGenerationId(generation);
+            leaderSync.assignments().add(new SyncGroupRequestData.SyncGroupRequestAssignment()
+                .setMemberId(follower.memberId()).setAssignment(new byte[] {5}));
+            assertEquals(Errors.NONE.code(), ((SyncGroupResponse)leaderClient.call(leaderSync, (short)3)).data()
+                .errorCode());
+            assertEquals(5, ((SyncGroupResponse)followerClient.receive(followerSync)).data().assignment()[0]);
+
+            final JoinGroupResponseData again = call(followerClient, join("followers", follower.memberId(), null));
+            assertEquals(Errors.NONE.code(), again.errorCode());
+            assertEquals(generation, again.generationId(), "no rebalance for an unchanged follower");
+            assertEquals(leader.memberId(), again.leader());
+            assertEquals(Errors.NONE.code(), heartbeat(leaderClient, "followers", leader.memberId(), null, generation),
+                "the leader was not asked to rejoin");
+            assertEquals(5, sync(followerClient, "followers", follower.memberId(), null, generation, null)
+                .assignment()[0], "the follower's assignment is unchanged");
+
+            final JoinGroupRequestData changed = join("followers", follower.memberId(), null);
+            changed.protocols().iterator().next().setMetadata(new byte[] {2});
+            final org.apache.kafka.common.requests.RequestHeader parked = followerClient.send(changed, JOIN_V);
+            assertEquals(Errors.REBALANCE_IN_PROGRESS.code(), heartbeat(leaderClient, "followers", leader.memberId(),
+                null, generation), "a changed subscription rebalances");
+            final JoinGroupResponseData leaderRejoin = call(leaderClient, join("followers", leader.memberId(), null));
+            assertEquals(generation + 1, leaderRejoin.generationId());
+            assertEquals(generation + 1, ((JoinGroupResponse)followerClient.receive(parked)).data().generationId());
+        }
+    }
+
     @Test
     void aStaticMemberRejoinsWithoutARebalanceFencesItsOldIdAndKeepsItsPlaceAcrossARestart() throws Exception
     {

@@ -54,7 +54,8 @@ import io.directlog.storage.LogStore;
  * commits go on (their sessions restart). A group that was rebalancing is Empty after a restart (generation kept)
  * and its members rejoin when their heartbeat meets UNKNOWN_MEMBER_ID.
  * <p>
- * Simplification against Kafka: any JoinGroup from a known dynamic member of a stable group starts a rebalance.
+ * A known member's JoinGroup in a stable group starts a rebalance when it is the leader or its protocols changed;
+ * a follower with unchanged protocols gets the current generation back at once, as in Kafka.
  * <p>
  * Thread-safe: every operation runs on the coordinator's own thread; public methods return futures.
  */
@@ -258,6 +259,15 @@ public final class GroupCoordinator implements AutoCloseable
             if (m == null)
             {
                 return CompletableFuture.completedFuture(joinError(Errors.UNKNOWN_MEMBER_ID, req.memberId()));
+            }
+            if (g.state == Group.State.STABLE && !m.memberId.equals(g.leaderId) && m.matches(req.protocols()))
+            {
+                // a follower whose subscription did not change: the current generation, as Kafka answers it (a
+                // leader's join always rebalances: it may have seen metadata changes its subscription does not show)
+                m.touch(System.nanoTime());
+                return CompletableFuture.completedFuture(new JoinGroupResponseData().setErrorCode(Errors.NONE.code())
+                    .setGenerationId(g.generation).setProtocolType(version < 7 ? null : g.protocolType)
+                    .setProtocolName(g.protocolName).setLeader(g.leaderId).setMemberId(m.memberId));
             }
         }
         updateMember(m, req, version);
