@@ -190,8 +190,15 @@ class GroupMembershipTest
             final JoinGroupRequestData changed = join("followers", follower.memberId(), null);
             changed.protocols().iterator().next().setMetadata(new byte[] {2});
             final org.apache.kafka.common.requests.RequestHeader parked = followerClient.send(changed, JOIN_V);
-            assertEquals(Errors.REBALANCE_IN_PROGRESS.code(), heartbeat(leaderClient, "followers", leader.memberId(),
-                null, generation), "a changed subscription rebalances");
+            // the changed join was only sent: the leader's heartbeat is told to rejoin once it is in
+            final long changedBy = System.nanoTime() + BrokerTestSupport.TIMEOUT.toNanos();
+            short error;
+            while ((error = heartbeat(leaderClient, "followers", leader.memberId(), null, generation)) ==
+                Errors.NONE.code() && System.nanoTime() < changedBy)
+            {
+                Thread.onSpinWait();
+            }
+            assertEquals(Errors.REBALANCE_IN_PROGRESS.code(), error, "a changed subscription rebalances");
             final JoinGroupResponseData leaderRejoin = call(leaderClient, join("followers", leader.memberId(), null));
             assertEquals(generation + 1, leaderRejoin.generationId());
             assertEquals(generation + 1, ((JoinGroupResponse)followerClient.receive(parked)).data().generationId());
