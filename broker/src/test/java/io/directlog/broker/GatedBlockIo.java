@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.io.BufferedBlockIo;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.spi.FileMode;
 
 /**
  * A device whose writes to partition logs ({@code p.*} directories) can be held: while closed, such a write waits

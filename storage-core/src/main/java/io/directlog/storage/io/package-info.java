@@ -1,6 +1,6 @@
 /**
- * The block-I/O layer the engine writes through ({@link io.directlog.storage.io.BlockIo},
- * {@link io.directlog.storage.io.BlockFile}): aligned positional reads and writes from native memory and the
+ * The block-I/O layer the engine writes through ({@link io.directlog.storage.spi.BlockIo},
+ * {@link io.directlog.storage.spi.BlockFile}): aligned positional reads and writes from native memory and the
  * directory operations whose durability matters. Two implementations: O_DIRECT over {@code storage-native}
  * ({@link io.directlog.storage.io.NativeBlockIo}) and the buffered fallback where O_DIRECT is unavailable
  * ({@link io.directlog.storage.io.BufferedBlockIo}); tests add a simulating device for crash and fault injection.
