@@ -36,8 +36,8 @@ public final class SegmentPreparer implements AutoCloseable
     private static final int ZERO_CHUNK = 1 << 20;
 
     private final BlockIo io;
-    private final Set<DefaultLog> logs = ConcurrentHashMap.newKeySet();
-    private final ConcurrentLinkedQueue<DefaultLog> urgent = new ConcurrentLinkedQueue<>();
+    private final Set<SpareSegmentQueue> logs = ConcurrentHashMap.newKeySet();
+    private final ConcurrentLinkedQueue<SpareSegmentQueue> urgent = new ConcurrentLinkedQueue<>();
     private final Semaphore wakeups = new Semaphore(0);
     private final Thread thread;
     private final PageMemory zeros;
@@ -62,13 +62,13 @@ public final class SegmentPreparer implements AutoCloseable
         return prepared;
     }
 
-    void register(final DefaultLog log)
+    void register(final SpareSegmentQueue log)
     {
         logs.add(log);
         signal();
     }
 
-    void deregister(final DefaultLog log)
+    void deregister(final SpareSegmentQueue log)
     {
         logs.remove(log);
     }
@@ -78,7 +78,7 @@ public final class SegmentPreparer implements AutoCloseable
      *
      * @param log the waiting log.
      */
-    void prioritise(final DefaultLog log)
+    void prioritise(final SpareSegmentQueue log)
     {
         urgent.add(log);
         signal();
@@ -95,12 +95,12 @@ public final class SegmentPreparer implements AutoCloseable
         while (running)
         {
             boolean failed = false;
-            DefaultLog first;
+            SpareSegmentQueue first;
             while ((first = urgent.poll()) != null)
             {
                 failed |= fill(first);
             }
-            for (final DefaultLog log : logs)
+            for (final SpareSegmentQueue log : logs)
             {
                 failed |= fill(log);
                 if (!urgent.isEmpty())
@@ -124,7 +124,7 @@ public final class SegmentPreparer implements AutoCloseable
     }
 
     /** Prepares segments for one log up to its target, and a zeroed page for its next roll; true when it failed. */
-    private boolean fill(final DefaultLog log)
+    private boolean fill(final SpareSegmentQueue log)
     {
         try
         {
@@ -156,7 +156,7 @@ public final class SegmentPreparer implements AutoCloseable
         return false;
     }
 
-    private PreparedSegment prepare(final DefaultLog log) throws IOException
+    private PreparedSegment prepare(final SpareSegmentQueue log) throws IOException
     {
         final Path dir = log.directory();
         final int size = log.segmentSize();

@@ -319,7 +319,7 @@ final class PowerLossWorkload implements AutoCloseable
     {
         gated.open(true);
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (log.preparedCount() < log.preparedTarget())
+        while (log.spares().preparedCount() < log.spares().preparedTarget())
         {
             if (System.nanoTime() - deadline > 0)
             {
