@@ -50,6 +50,7 @@ final class LogLoader
     private final LogConfig config;
     private final BlockIo io;
     private final RecoveryMode mode;
+    private final RecoveryRules rules;
     private final int align;
     private final List<Path> recycle = new ArrayList<>();
     private long scannedBytes;
@@ -88,6 +89,7 @@ final class LogLoader
         this.config = config;
         this.io = context.io();
         this.mode = context.recoveryMode();
+        this.rules = new RecoveryRules(mode);
         this.align = Math.max(4096, io.alignment());
     }
 
@@ -238,8 +240,7 @@ final class LogLoader
             }
             else
             {
-                if (state != null && state.sequence() >= 0 && state.offset() > 0 &&
-                    mode != RecoveryMode.TRUNCATE_AT_CORRUPTION)
+                if (state != null && state.sequence() >= 0 && state.offset() > 0 && !rules.givesUpLostSegments())
                 {
                     throw new CorruptLogException("log '" + name + "': the checkpoint's watermark (segment " +
                         state.sequence() + " position " + state.position() + " offset " + state.offset() +
@@ -292,7 +293,7 @@ final class LogLoader
                 System.err.println("RECOVERY-TRACE log '" + name + "' " + phases + "total=" + millis + "ms");
             }
             final long end = log.endOffsetAtOpen();
-            if (mode == RecoveryMode.TRUNCATE_AT_CORRUPTION && state != null && !clean)
+            if (state != null && rules.countsDroppedUpToWatermark(clean))
             {
                 // the checkpoint's watermark was durable: records up to it existed, whatever was found of them
                 droppedEnd = Math.max(droppedEnd, state.offset());
@@ -433,7 +434,7 @@ final class LogLoader
             "), but " + present + " of them are there with a header" +
             (firstPresent == null ? "" : ", the first at offset " + firstPresent.baseOffset()) +
             ": acknowledged records are missing";
-        if (mode != RecoveryMode.TRUNCATE_AT_CORRUPTION)
+        if (!rules.givesUpLostSegments())
         {
             throw new CorruptLogException(where + " (recovery mode " + mode + ")");
         }
@@ -533,7 +534,7 @@ final class LogLoader
         final String where = "log '" + name + "': segment " + files.get(bad) + " position 0: invalid header (" + why +
             ")" + (from < used.size() ? ", and " + (used.size() - from) + " later segment file(s) hold records" :
             ", and later files have invalid headers too");
-        if (mode != RecoveryMode.TRUNCATE_AT_CORRUPTION)
+        if (!rules.givesUpLostSegments())
         {
             throw new CorruptLogException(where + " (recovery mode " + mode + ")");
         }
@@ -561,11 +562,13 @@ final class LogLoader
         final List<Segment> used, final int size, final LogMeta meta) throws IOException
     {
         final String where = "log '" + name + "': segment " + path + " position 0: invalid header (" + why + ")";
-        if (mode == RecoveryMode.ABSOLUTE_CONSISTENCY)
+        final boolean covered = state != null && state.sequence() >= sequence;
+        final RecoveryRules.DamageVerdict before = rules.judgeBadNewestHeader(covered, false);
+        if (before == RecoveryRules.DamageVerdict.REFUSE_ANY_DAMAGE)
         {
             throw new CorruptLogException(where + " (recovery mode ABSOLUTE_CONSISTENCY)");
         }
-        if (state != null && state.sequence() >= sequence && mode == RecoveryMode.TOLERATE_TORN_TAIL)
+        if (before == RecoveryRules.DamageVerdict.REFUSE_BELOW_WATERMARK)
         {
             throw new CorruptLogException(where + ", below the durable watermark (segment " + state.sequence() +
                 " position " + state.position() + "): corruption, not a torn first write");
@@ -580,7 +583,7 @@ final class LogLoader
                 Math.max(0, read), lowest, RecordDescriptor.recordLogId(meta.logId()), align).endOffset;
             if (found >= 0)
             {
-                if (mode == RecoveryMode.TOLERATE_TORN_TAIL)
+                if (rules.judgeBadNewestHeader(covered, true) == RecoveryRules.DamageVerdict.REFUSE_VALID_RECORDS_AFTER)
                 {
                     throw new CorruptLogException(where + ", and valid records (up to offset " + found +
                         ") follow it: corruption, not a torn first write");
@@ -676,7 +679,7 @@ final class LogLoader
             {
                 final String where = "log '" + name + "': the checkpoint's watermark (segment " + state.sequence() +
                     " position " + state.position() + " offset " + state.offset() + ") names no segment file";
-                if (mode != RecoveryMode.TRUNCATE_AT_CORRUPTION)
+                if (!rules.givesUpLostSegments())
                 {
                     throw new CorruptLogException(where);
                 }
@@ -857,33 +860,32 @@ final class LogLoader
                         segment.blockSize());
                     final long after = valid.endOffset;
                     final long later = isLast ? -1 : endOfDropped(used, i + 1, recordLogId);
-                    if (below)
+                    // looksTorn only where the verdict may depend on it (it reads the damaged span sector by sector)
+                    final boolean torn = !rules.asksIfTorn(after >= 0, segment.recycled()) ||
+                        looksTorn(buffer, damageAt, valid.firstPosition);
+                    final RecoveryRules.DamageVerdict verdict = rules.judge(new RecoveryRules.Damage(below,
+                        bytesMissing, after >= 0, segment.recycled(), torn));
+                    switch (verdict)
                     {
-                        if (mode != RecoveryMode.TRUNCATE_AT_CORRUPTION)
+                        case REFUSE_BELOW_WATERMARK -> throw new CorruptLogException(where + " (below the durable " +
+                            "watermark: corruption, not a torn tail; recovery mode " + mode + ")");
+                        case REFUSE_ANY_DAMAGE ->
+                            throw new CorruptLogException(where + " (recovery mode ABSOLUTE_CONSISTENCY)");
+                        case REFUSE_LOST_FILE_PART ->
+                            throw new CorruptLogException(where + " (a lost part of a file, not a torn write)");
+                        case REFUSE_VALID_RECORDS_AFTER -> throw new CorruptLogException(where + ", and valid " +
+                            "records follow it (up to offset " + after + ") with no unwritten sector between: " +
+                            "corruption, not a torn tail");
+                        default ->
                         {
-                            throw new CorruptLogException(where + " (below the durable watermark: corruption, not a " +
-                                "torn tail; recovery mode " + mode + ")");
+                            // CUT_AND_COUNT or CUT_TORN_TAIL: below
                         }
-                    }
-                    else if (mode == RecoveryMode.ABSOLUTE_CONSISTENCY)
-                    {
-                        throw new CorruptLogException(where + " (recovery mode ABSOLUTE_CONSISTENCY)");
-                    }
-                    else if (mode == RecoveryMode.TOLERATE_TORN_TAIL && bytesMissing)
-                    {
-                        throw new CorruptLogException(where + " (a lost part of a file, not a torn write)");
-                    }
-                    else if (mode == RecoveryMode.TOLERATE_TORN_TAIL && after >= 0 && !segment.recycled() &&
-                        !looksTorn(buffer, damageAt, valid.firstPosition))
-                    {
-                        throw new CorruptLogException(where + ", and valid records follow it (up to offset " +
-                            after + ") with no unwritten sector between: corruption, not a torn tail");
                     }
                     // valid records only in later segments, beyond the watermark: on a volatile cache the rolled
                     // segment's unsynced tail can be lost while the next segment's writes survive; the first hole
                     // ends the log and the later segments are dropped (counted in droppedRecords)
                     droppedEnd = Math.max(droppedEnd, later);
-                    if (mode == RecoveryMode.TRUNCATE_AT_CORRUPTION)
+                    if (verdict == RecoveryRules.DamageVerdict.CUT_AND_COUNT)
                     {
                         droppedEnd = Math.max(droppedEnd, Math.max(after, later));
                         LOG.log(System.Logger.Level.WARNING, where + ": cut the log there (TRUNCATE_AT_CORRUPTION)");
@@ -974,7 +976,7 @@ final class LogLoader
             direct.datasync();
             if (fileSize < size)
             {
-                if (!cleanCheckpoint && mode == RecoveryMode.TRUNCATE_AT_CORRUPTION && cutHere)
+                if (rules.lostFileEndIsUnbounded(cleanCheckpoint, cutHere))
                 {
                     // after a crash the lost bytes past the file's end may have held records beyond the watermark:
                     // how many cannot be known, so the dropped range is open-ended
@@ -1047,7 +1049,7 @@ final class LogLoader
         }
         final String where = "log '" + name + "': segment file " + SegmentFiles.segment(dir, hole).getFileName() +
             " has no header but " + (used.size() - from) + " later segment file(s) hold records";
-        if (mode == RecoveryMode.ABSOLUTE_CONSISTENCY)
+        if (rules.refusesHole())
         {
             throw new CorruptLogException(where + " (recovery mode ABSOLUTE_CONSISTENCY)");
         }
@@ -1329,7 +1331,7 @@ final class LogLoader
      */
     private boolean reuseSparesAsIs()
     {
-        return !config.zeroRecycledSegments() && mode != RecoveryMode.ABSOLUTE_CONSISTENCY;
+        return rules.reusesFilesAsIs(config.zeroRecycledSegments());
     }
 
     private PreparedSegment open(final long sequence, final Path path) throws IOException

@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import io.directlog.storage.LogConfig;
-import io.directlog.storage.RecoveryMode;
 import io.directlog.storage.io.BlockFile;
 
 /**
@@ -31,6 +30,7 @@ final class SpareSegments implements SpareSegmentQueue
     private final ConcurrentLinkedQueue<RecycledFile> recycled = new ConcurrentLinkedQueue<>();
     private final AtomicLong nextPrepareSequence;
     private final AtomicLong recycleCounter = new AtomicLong();
+    private final RecoveryRules rules;
     private volatile Throwable prepareFailure;
 
     SpareSegments(final String name, final Path dir, final int segmentSize, final LogContext context,
@@ -43,6 +43,7 @@ final class SpareSegments implements SpareSegmentQueue
         this.lifecycle = lifecycle;
         this.config = config;
         this.nextPrepareSequence = new AtomicLong(nextPrepareSequence);
+        this.rules = new RecoveryRules(context.recoveryMode());
     }
 
     // ---------------------------------------------------------------- the writer's side
@@ -91,8 +92,7 @@ final class SpareSegments implements SpareSegmentQueue
             final Path to = SegmentFiles.recycled(dir, Long.toString(recycleCounter.getAndIncrement()));
             context.io().rename(path, to);
             // ABSOLUTE_CONSISTENCY refuses what a recycled segment's recovery would have to take on trust
-            recycled.add(new RecycledFile(to, belowHead && !current.zeroRecycledSegments() &&
-                context.recoveryMode() != RecoveryMode.ABSOLUTE_CONSISTENCY));
+            recycled.add(new RecycledFile(to, belowHead && rules.reusesFilesAsIs(current.zeroRecycledSegments())));
             context.preparer().signal();
         }
         else
