@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.directlog.storage.AppendCallback;
@@ -20,10 +18,7 @@ import io.directlog.storage.RecordBatch;
 import io.directlog.storage.RecordTooLargeException;
 import io.directlog.storage.RecoveryReport;
 import io.directlog.storage.StorageException;
-import io.directlog.storage.cache.CachePage;
 import io.directlog.storage.format.RecordDescriptor;
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.FileMode;
 import io.directlog.storage.writer.CallbackGuard;
 import io.directlog.storage.writer.WriterClient;
 import org.agrona.DirectBuffer;
@@ -42,10 +37,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   <li>{@link SpareSegments}: the prepared and recycled segment files the {@link SegmentPreparer} works on.</li>
  *   <li>{@link LogCloser}: close; {@link LogLifecycle}: open, closing, closed, failed.</li>
  * </ul>
- * The order their locks are taken in is written in {@link LogLocks}. Recovery ({@link LogLoader}) builds the
- * parts and hands the recovered state over through {@link #startWith} before the writer knows the log.
+ * The order their locks are taken in is written in {@link LogLocks}. Recovery ({@link LogLoader}) returns what
+ * it found ({@link RecoveredLog}); the log is built from that before the writer knows it.
  */
-public final class DefaultLog implements Log, WriterClient, SegmentHost
+public final class DefaultLog implements Log, WriterClient
 {
     private final String name;
     private final Path dir;
@@ -67,34 +62,43 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     private final LogCloser closer;
     /** Runs this log's callbacks: what they throw is caught and counted, never reaches the writer's loop. */
     private final CallbackGuard callbacks;
-    private final Set<DefaultLogReader> readers = ConcurrentHashMap.newKeySet();
+    /** What the segments ask of the log (the active sequence, the declared readers' positions, files, pages). */
+    private final LogSegmentHost host;
     /** Serialises reconfigure(): the file and the field change together. */
     private final Object reconfigureLock = new Object();
     private volatile LogConfig config;
-    private volatile RecoveryReport recoveryReport;
+    private final RecoveryReport recoveryReport;
 
-    DefaultLog(final String name, final Path dir, final LogContext context, final LogMeta meta,
-        final LogConfig config, final Segment[] segments, final long nextPrepareSequence, final Checkpoint checkpoint)
+    /** Builds the log from what recovery found; {@link #start()} makes it writable. */
+    private DefaultLog(final String name, final Path dir, final LogContext context, final RecoveredLog recovered)
     {
         this.name = name;
         this.dir = dir;
         this.context = context;
-        this.meta = meta;
-        this.config = config;
-        this.checkpoint = checkpoint;
+        this.meta = recovered.meta();
+        this.config = recovered.config();
+        this.checkpoint = recovered.checkpoint();
+        this.host = recovered.host();
         this.recordLogId = RecordDescriptor.recordLogId(meta.logId());
         this.maxPayload = RecordDescriptor.maxPayloadLength(meta.segmentSize());
         this.lifecycle = new LogLifecycle(name, context);
-        this.segments = new SegmentSet(segments);
+        this.segments = host.segments();
+        segments.restore(recovered.segments().toArray(new Segment[0]));
+        segments.startOffset(recovered.startOffset());
         this.visibility = new Visibility(name);
         this.spares = new SpareSegments(name, dir, meta.segmentSize(), context, lifecycle, this::config,
-            nextPrepareSequence);
+            recovered.nextPrepareSequence());
         this.parts = new LogParts(name, dir, context, meta, this::config, IoBlock.of(context.io()), lifecycle,
-            this.segments, visibility, spares, new WatermarkCell(), new AckSyncGate(), new ConcurrentLinkedQueue<>(),
+            segments, visibility, spares, new WatermarkCell(), new AckSyncGate(), new ConcurrentLinkedQueue<>(),
             new LogLocks(), checkpoint, new WriterSlot());
-        this.readPath = new ReadPath(this, context);
         this.callbacks = new CallbackGuard("log '" + name + "'", context.writer().callbacks());
-        this.appender = new LogAppender(parts, this, callbacks);
+        this.appender = new LogAppender(parts, host, callbacks);
+        this.readPath = new ReadPath(new LogReadView(parts, appender), context);
+        appender.startWith(recovered.tail());
+        this.recoveryReport = recovered.report();
+        recovered.recycled().forEach(spares::offerRecycled);
+        recovered.spares().forEach(spares::addRecovered);
+        checkpoint.segmentList(segments::all);
         this.syncer = new LogSyncer(parts, appender, readPath);
         this.truncation = new LogTruncation(parts, appender, syncer, readPath);
         this.closer = new LogCloser(parts, appender);
@@ -115,47 +119,25 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     public static DefaultLog open(final String name, final Path dir, final LogContext context, final LogConfig config)
         throws IOException
     {
-        return new LogLoader(name, dir, context, config).load();
-    }
-
-    // ---------------------------------------------------------------- handing over recovered state
-
-    void startWith(final Segment active, final CachePage activePage, final int position, final long offset,
-        final long timestamp, final long start, final int lastRecordAt, final long lastRecordOffsetAt)
-    {
-        segments.startOffset(start);
-        appender.startWith(active, activePage, position, offset, timestamp, lastRecordAt, lastRecordOffsetAt);
-    }
-
-    /** Keeps the first {@code count} segments (the loader dropped the rest). */
-    void trimSegments(final int count)
-    {
-        segments.keepFirst(count);
-    }
-
-    /** @return the end offset recovery found (before the log is handed out). */
-    long endOffsetAtOpen()
-    {
-        return appender.nextOffset();
-    }
-
-    /** @param path a file opening found, for the preparer to zero and reuse: it may hold records of any offset. */
-    void offerRecycled(final Path path)
-    {
-        spares.offerRecycled(path);
+        final DefaultLog log = new DefaultLog(name, dir, context, new LogLoader(name, dir, context, config).load());
+        try
+        {
+            log.start();
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            log.close();
+            throw e;
+        }
+        return log;
     }
 
     /**
-     * Finishes opening: records the report, queues the spare segments, makes the watermark durable as not clean
-     * (a crash from now on must be recovered), and registers with the preparer.
+     * Makes the watermark durable as not clean (a crash from now on must be recovered) and registers with the
+     * preparer.
      */
-    void recovered(final RecoveryReport report, final Iterable<PreparedSegment> spare) throws IOException
+    private void start() throws IOException
     {
-        recoveryReport = report;
-        for (final PreparedSegment p : spare)
-        {
-            spares.addRecovered(p);
-        }
         checkpoint.write(parts.watermark().get(), 0);
         context.preparer().register(spares);
     }
@@ -371,59 +353,18 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     {
         lifecycle.checkOpenForRead();
         final DefaultLogReader reader = new DefaultLogReader(this, offset);
-        readers.add(reader);
+        host.addReader(reader);
         return reader;
     }
 
     void onReaderClosed(final DefaultLogReader reader)
     {
-        readers.remove(reader);
-    }
-
-    void checkOpenForRead()
-    {
-        lifecycle.checkOpenForRead();
-    }
-
-    boolean isClosed()
-    {
-        return lifecycle.isClosed();
+        host.removeReader(reader);
     }
 
     Segment[] segments()
     {
         return segments.all();
-    }
-
-    LogMeta meta()
-    {
-        return meta;
-    }
-
-    int recordLogId()
-    {
-        return recordLogId;
-    }
-
-    Path directory()
-    {
-        return dir;
-    }
-
-    /** @return the direct-I/O block: 4096 or the BlockIo's larger alignment; flushes and reads align to it. */
-    int align()
-    {
-        return parts.block().length();
-    }
-
-    int alignDown(final int position)
-    {
-        return parts.block().down(position);
-    }
-
-    int alignUp(final int position)
-    {
-        return parts.block().up(position);
     }
 
     /** @return the spare segment files (tests wait on them, and release them without a writer). */
@@ -436,39 +377,6 @@ public final class DefaultLog implements Log, WriterClient, SegmentHost
     long retainedSegments()
     {
         return syncer.retainedSegments();
-    }
-
-    // ---------------------------------------------------------------- SegmentHost
-
-    @Override
-    public long activeSequence()
-    {
-        return segments.activeSequence();
-    }
-
-    @Override
-    public boolean hasConsumerBefore(final long offset)
-    {
-        for (final DefaultLogReader r : readers)
-        {
-            if (r.position() < offset)
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    @Override
-    public BlockFile openForRead(final Path path) throws IOException
-    {
-        return context.io().open(path, FileMode.READ, false);
-    }
-
-    @Override
-    public void freeRetiredPage(final CachePage retired)
-    {
-        context.cache().freeRetired(retired);
     }
 
     // ---------------------------------------------------------------- writer and syncer threads

@@ -121,13 +121,20 @@ final class LogAppender
     }
 
     /**
-     * Takes over the state recovery found. Opening thread, before the writer knows the log.
+     * Takes over where recovery found the end. Opening thread, before the writer knows the log.
      *
-     * @param active the segment to append to, or null when the log has none yet (the first append rolls).
+     * @param tail where the writer goes on (its active segment null when the log has none yet: the first append
+     *             rolls).
      */
-    void startWith(final Segment active, final CachePage activePage, final int position, final long offset,
-        final long timestamp, final int lastRecordAt, final long lastRecordOffsetAt)
+    void startWith(final RecoveredLog.Tail tail)
     {
+        final Segment active = tail.active();
+        final CachePage activePage = tail.page();
+        final int position = tail.position();
+        final long offset = tail.endOffset();
+        final long timestamp = tail.lastTimestamp();
+        final int lastRecordAt = tail.lastRecordAt();
+        final long lastRecordOffsetAt = tail.lastRecordOffset();
         nextOffset = offset;
         writtenEndOffset = offset;
         endOffset = offset;

@@ -70,6 +70,8 @@ final class LogLoader
     private final List<Unreadable> unreadableBlocks = new ArrayList<>();
     private boolean tornTail;
     private int recycleNames;
+    /** Where the writer goes on: set by whichever path found the end (clean, crash, or no segment). */
+    private RecoveredLog.Tail tail;
     private final StringBuilder phases = new StringBuilder();
     private long phaseStart = System.nanoTime();
 
@@ -93,10 +95,69 @@ final class LogLoader
         this.align = Math.max(4096, io.alignment());
     }
 
-    DefaultLog load() throws IOException
+    /**
+     * Opens the log directory and recovers what is in it.
+     *
+     * @return what was found, for the log to be built from.
+     * @throws IOException when its files cannot be read or written.
+     * @throws CorruptLogException when the recovery mode refuses what was found (nothing on disk changed then).
+     */
+    RecoveredLog load() throws IOException
     {
         final long started = System.nanoTime();
         io.createDirectories(dir);
+        final LogMeta meta = readOrCreateMeta();
+        final LogConfig effective = config.toBuilder().segmentSize(meta.segmentSize()).build();
+        final TreeMap<Long, Path> files = listSegmentFiles();
+        final LogSegmentHost host = new LogSegmentHost(context, new SegmentSet(new Segment[0]));
+        final Headers headers = readHeaders(files, meta, host);
+        final Checkpoint checkpoint = Checkpoint.open(io, dir, meta.logId());
+        phase("checkpoint");
+        final Checkpoint.State state = checkpoint.state();
+        cleanCheckpoint = state != null && state.clean();
+        final boolean holeDropped;
+        try
+        {
+            holeDropped = checkSegments(headers, files, state, meta);
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            checkpoint.close();
+            throw e;
+        }
+        phase("headers");
+        final List<Segment> used = headers.used;
+        boolean clean = state != null && state.clean() && headers.badNewest < 0 && !holeDropped;
+        if (headers.badNewest >= 0)
+        {
+            checkBadNewest(files.get(headers.badNewest), headers.badNewest, headers.badReason, state, used,
+                meta.segmentSize(), meta);
+        }
+        final long nextSequence = files.isEmpty() ? 0 : files.lastKey() + 1;
+        try
+        {
+            clean = recoverTail(used, state, meta, clean);
+            final List<PreparedSegment> spares = sortBlankFiles(headers, files, clean, meta.segmentSize());
+            phase("spares");
+            final long millis = (System.nanoTime() - started) / 1_000_000;
+            if (TRACE)
+            {
+                System.err.println("RECOVERY-TRACE log '" + name + "' " + phases + "total=" + millis + "ms");
+            }
+            final long start = used.isEmpty() ? tail.endOffset() : used.get(0).baseOffset();
+            return new RecoveredLog(meta, effective, host, checkpoint, List.copyOf(used), start, tail, nextSequence,
+                spares, List.copyOf(recycle), report(state, clean, millis));
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            release(used, checkpoint);
+            throw e;
+        }
+    }
+
+    /** Reads {@code log.meta}, or takes the identity from the segment headers, or creates a new log's. */
+    private LogMeta readOrCreateMeta() throws IOException
+    {
         final LogMeta meta;
         if (io.exists(dir.resolve(SegmentFiles.META_FILE)))
         {
@@ -114,7 +175,12 @@ final class LogLoader
             throw new StorageException("log '" + name + "': segment size " + meta.segmentSize() +
                 " is not a multiple of the direct-I/O alignment " + align);
         }
-        final LogConfig effective = config.toBuilder().segmentSize(meta.segmentSize()).build();
+        return meta;
+    }
+
+    /** @return the segment files by sequence; unfinished {@code .tmp} files are deleted on the way. */
+    private TreeMap<Long, Path> listSegmentFiles() throws IOException
+    {
         final TreeMap<Long, Path> files = new TreeMap<>();
         for (final Path file : io.list(dir))
         {
@@ -130,15 +196,26 @@ final class LogLoader
                 files.put(sequence, file);
             }
         }
-        final int size = meta.segmentSize();
+        return files;
+    }
+
+    /** What the segment headers say: segments with a valid header, blank files, and bad headers. */
+    private static final class Headers
+    {
         final List<Segment> used = new ArrayList<>();
         final List<Long> blank = new ArrayList<>();
         long badNewest = -1;
-        String badReason = null;
+        String badReason;
         final List<Long> badLater = new ArrayList<>();
+    }
+
+    /** Reads every segment file's header: a segment for each valid one, the rest sorted as blank or bad. */
+    private Headers readHeaders(final TreeMap<Long, Path> files, final LogMeta meta, final SegmentHost host)
+        throws IOException
+    {
+        final int size = meta.segmentSize();
+        final Headers headers = new Headers();
         final PageMemory header = PageMemory.allocate(SegmentHeaderDescriptor.LENGTH, align);
-        final DefaultLog[] holder = new DefaultLog[1];
-        final SegmentHost host = new DeferredHost(holder);
         try
         {
             for (final var e : files.entrySet())
@@ -151,7 +228,7 @@ final class LogLoader
                 final UnsafeBuffer h = header.buffer();
                 if (SegmentHeaderDescriptor.isBlank(h))
                 {
-                    blank.add(e.getKey());
+                    headers.blank.add(e.getKey());
                     continue;
                 }
                 String invalid = SegmentHeaderDescriptor.validate(h);
@@ -166,16 +243,16 @@ final class LogLoader
                 }
                 if (invalid != null)
                 {
-                    if (badNewest >= 0)
+                    if (headers.badNewest >= 0)
                     {
-                        badLater.add(e.getKey()); // a second one: only TRUNCATE_AT_CORRUPTION opens (below)
+                        headers.badLater.add(e.getKey()); // a second one: only TRUNCATE_AT_CORRUPTION opens (below)
                         continue;
                     }
-                    badNewest = e.getKey(); // decided below, once the checkpoint is known
-                    badReason = invalid;
+                    headers.badNewest = e.getKey(); // decided below, once the checkpoint is known
+                    headers.badReason = invalid;
                     continue;
                 }
-                used.add(new Segment(host, e.getKey(), h.getLong(SegmentHeaderDescriptor.BASE_OFFSET_OFFSET),
+                headers.used.add(new Segment(host, e.getKey(), h.getLong(SegmentHeaderDescriptor.BASE_OFFSET_OFFSET),
                     e.getValue(), size, h.getInt(SegmentHeaderDescriptor.BLOCK_SIZE_OFFSET),
                     (SegmentHeaderDescriptor.flags(h) & SegmentHeaderDescriptor.FLAG_RECYCLED) != 0));
             }
@@ -184,136 +261,155 @@ final class LogLoader
         {
             header.free();
         }
-        final Checkpoint checkpoint = Checkpoint.open(io, dir, meta.logId());
-        phase("checkpoint");
-        final Checkpoint.State state = checkpoint.state();
-        cleanCheckpoint = state != null && state.clean();
-        final boolean holeDropped;
-        try
+        return headers;
+    }
+
+    /**
+     * Checks the segment list against the checkpoint and the headers against each other, drops what the mode
+     * gives up, and seals every segment but the last at the next one's base offset.
+     *
+     * @return true when segments were dropped (the open is then not clean).
+     */
+    private boolean checkSegments(final Headers headers, final TreeMap<Long, Path> files,
+        final Checkpoint.State state, final LogMeta meta) throws IOException
+    {
+        final List<Segment> used = headers.used;
+        final boolean listChanged = checkSegmentList(used, headers.blank, files, headers.badNewest, headers.badLater,
+            state, meta);
+        if (headers.badNewest >= 0)
         {
-            final boolean listChanged = checkSegmentList(used, blank, files, badNewest, badLater, state, meta);
-            if (badNewest >= 0)
+            dropAfterBadHeader(used, files, headers.badNewest, headers.badReason, headers.badLater, meta);
+        }
+        final boolean holeDropped = dropAfterBlank(used, headers.blank, meta) || listChanged;
+        for (int i = 0; i + 1 < used.size(); i++)
+        {
+            final Segment s = used.get(i);
+            final long nextBase = used.get(i + 1).baseOffset();
+            if (nextBase < s.baseOffset())
             {
-                dropAfterBadHeader(used, files, badNewest, badReason, badLater, meta);
+                throw new CorruptLogException("log '" + name + "': segment " + used.get(i + 1).path() +
+                    " starts at offset " + nextBase + ", before its predecessor's " + s.baseOffset());
             }
-            holeDropped = dropAfterBlank(used, blank, meta) || listChanged;
-            for (int i = 0; i + 1 < used.size(); i++)
+            s.publishEnd(meta.segmentSize(), nextBase);
+            s.seal(meta.segmentSize(), nextBase);
+        }
+        return holeDropped;
+    }
+
+    /**
+     * Finds where the log ends: the fast path after a clean close, crash recovery otherwise, or the end of a log
+     * with no segment left. Sets {@link #tail}.
+     *
+     * @return whether the open was clean.
+     */
+    private boolean recoverTail(final List<Segment> used, final Checkpoint.State state, final LogMeta meta,
+        final boolean maybeClean) throws IOException
+    {
+        boolean clean = maybeClean;
+        if (!used.isEmpty())
+        {
+            final Segment last = used.get(used.size() - 1);
+            clean = clean && state.sequence() == last.sequence() && openClean(meta, last, state);
+            if (!clean)
             {
-                final Segment s = used.get(i);
-                final long nextBase = used.get(i + 1).baseOffset();
-                if (nextBase < s.baseOffset())
-                {
-                    throw new CorruptLogException("log '" + name + "': segment " + used.get(i + 1).path() +
-                        " starts at offset " + nextBase + ", before its predecessor's " + s.baseOffset());
-                }
-                s.publishEnd(size, nextBase);
-                s.seal(size, nextBase);
+                recoverCrash(used, state, meta);
             }
+            return clean;
         }
-        catch (final IOException | RuntimeException e)
+        if (state != null && state.sequence() >= 0 && state.offset() > 0 && !rules.givesUpLostSegments())
         {
-            checkpoint.close();
-            throw e;
+            throw new CorruptLogException("log '" + name + "': the checkpoint's watermark (segment " +
+                state.sequence() + " position " + state.position() + " offset " + state.offset() +
+                ") names no segment file: acknowledged records are missing");
         }
-        phase("headers");
-        boolean clean = state != null && state.clean() && badNewest < 0 && !holeDropped;
-        if (badNewest >= 0)
+        clean = clean && state.sequence() < 0;
+        // offsets are never given to a second record: a log whose every segment is gone (or was dropped)
+        // goes on at the highest end a durable record names (the checkpoint's; records found only beyond it
+        // were never durable under any promise, and a crash may take them as it takes a torn tail)
+        final long restart = Math.max(Math.max(0, state == null ? 0 : state.offset()), startLostTo);
+        tail = RecoveredLog.Tail.empty(restart);
+        return clean;
+    }
+
+    /**
+     * Blank files (no header): spares after a clean close, deleted behind the head, re-zeroed otherwise; a bad
+     * newest header's file is re-zeroed too.
+     *
+     * @return the spares found ready.
+     */
+    private List<PreparedSegment> sortBlankFiles(final Headers headers, final TreeMap<Long, Path> files,
+        final boolean clean, final int size) throws IOException
+    {
+        final List<Segment> used = headers.used;
+        final Segment active = tail.active();
+        final long headSequence = active != null ? active.sequence() :
+            used.isEmpty() ? -1 : used.get(used.size() - 1).sequence();
+        final List<PreparedSegment> spares = new ArrayList<>();
+        for (final long sequence : headers.blank)
         {
-            checkBadNewest(files.get(badNewest), badNewest, badReason, state, used, size, meta);
-        }
-        final long nextSequence = files.isEmpty() ? 0 : files.lastKey() + 1;
-        final DefaultLog log = new DefaultLog(name, dir, context, meta, effective, used.toArray(new Segment[0]),
-            nextSequence, checkpoint);
-        holder[0] = log;
-        checkpoint.segmentList(log::segments);
-        try
-        {
-            Segment active = null;
-            if (!used.isEmpty())
+            final Path path = files.get(sequence);
+            if (sequence < headSequence)
             {
-                final Segment last = used.get(used.size() - 1);
-                clean = clean && state.sequence() == last.sequence() && openClean(log, last, state, used);
-                if (!clean)
-                {
-                    active = recoverCrash(log, used, state, meta);
-                }
+                io.delete(path); // a blank file behind the head cannot be used in order
+            }
+            else if (clean && fileSize(path) == size && reuseSparesAsIs())
+            {
+                // a clean close: prepared files were never written, though one made from a file retention gave
+                // back holds old records after its first block, and nothing here says which: take each as such
+                spares.add(open(sequence, path));
             }
             else
             {
-                if (state != null && state.sequence() >= 0 && state.offset() > 0 && !rules.givesUpLostSegments())
-                {
-                    throw new CorruptLogException("log '" + name + "': the checkpoint's watermark (segment " +
-                        state.sequence() + " position " + state.position() + " offset " + state.offset() +
-                        ") names no segment file: acknowledged records are missing");
-                }
-                clean = clean && state.sequence() < 0;
-                // offsets are never given to a second record: a log whose every segment is gone (or was dropped)
-                // goes on at the highest end a durable record names (the checkpoint's; records found only beyond it
-                // were never durable under any promise, and a crash may take them as it takes a torn tail)
-                final long restart = Math.max(Math.max(0, state == null ? 0 : state.offset()), startLostTo);
-                log.startWith(null, null, 0, restart, 0, restart, -1, -1);
+                recycle(path); // after a crash a taken-but-headerless file may hold bytes: re-zero first
             }
-            final long headSequence = active != null ? active.sequence() :
-                used.isEmpty() ? -1 : used.get(used.size() - 1).sequence();
-            final List<PreparedSegment> spares = new ArrayList<>();
-            for (final long sequence : blank)
-            {
-                final Path path = files.get(sequence);
-                if (sequence < headSequence)
-                {
-                    io.delete(path); // a blank file behind the head cannot be used in order
-                }
-                else if (clean && fileSize(path) == size && reuseSparesAsIs())
-                {
-                    // a clean close: prepared files were never written, though one made from a file retention gave
-                    // back holds old records after its first block, and nothing here says which: take each as such
-                    spares.add(open(sequence, path));
-                }
-                else
-                {
-                    recycle(path); // after a crash a taken-but-headerless file may hold bytes: re-zero first
-                }
-            }
-            if (badNewest >= 0)
-            {
-                recycle(files.get(badNewest));
-            }
-            if (!recycle.isEmpty())
-            {
-                io.syncDirectory(dir);
-            }
-            for (final Path p : recycle)
-            {
-                log.offerRecycled(p);
-            }
-            phase("spares");
-            final long millis = (System.nanoTime() - started) / 1_000_000;
-            if (TRACE)
-            {
-                System.err.println("RECOVERY-TRACE log '" + name + "' " + phases + "total=" + millis + "ms");
-            }
-            final long end = log.endOffsetAtOpen();
-            if (state != null && rules.countsDroppedUpToWatermark(clean))
-            {
-                // the checkpoint's watermark was durable: records up to it existed, whatever was found of them
-                droppedEnd = Math.max(droppedEnd, state.offset());
-            }
-            final long tailFrom = droppedFrom >= 0 ? Math.min(droppedFrom, end) : end;
-            final long tailDropped = droppedEnd > tailFrom ? droppedEnd - tailFrom : 0;
-            final long startDropped = startLostTo > startLostFrom ? startLostTo - startLostFrom : 0;
-            final long rangeFrom = startDropped > 0 ? startLostFrom : tailDropped > 0 || droppedUnbounded ? tailFrom : -1;
-            final long rangeTo = droppedUnbounded ? Long.MAX_VALUE : tailDropped > 0 ? droppedEnd :
-                startDropped > 0 ? startLostTo : -1;
-            log.recovered(new RecoveryReport(mode, clean, scannedBytes, cutPosition, end,
-                tailDropped + startDropped, tornTail, zeroedBytes, extendedBytes, unreadableBlocks.size(), millis,
-                rangeFrom, rangeTo), spares);
         }
-        catch (final IOException | RuntimeException e)
+        if (headers.badNewest >= 0)
         {
-            log.close();
-            throw e;
+            recycle(files.get(headers.badNewest));
         }
-        return log;
+        if (!recycle.isEmpty())
+        {
+            io.syncDirectory(dir);
+        }
+        return spares;
+    }
+
+    /** @return the report of what this open did. */
+    private RecoveryReport report(final Checkpoint.State state, final boolean clean, final long millis)
+    {
+        final long end = tail.endOffset();
+        if (state != null && rules.countsDroppedUpToWatermark(clean))
+        {
+            // the checkpoint's watermark was durable: records up to it existed, whatever was found of them
+            droppedEnd = Math.max(droppedEnd, state.offset());
+        }
+        final long tailFrom = droppedFrom >= 0 ? Math.min(droppedFrom, end) : end;
+        final long tailDropped = droppedEnd > tailFrom ? droppedEnd - tailFrom : 0;
+        final long startDropped = startLostTo > startLostFrom ? startLostTo - startLostFrom : 0;
+        final long rangeFrom = startDropped > 0 ? startLostFrom : tailDropped > 0 || droppedUnbounded ? tailFrom : -1;
+        final long rangeTo = droppedUnbounded ? Long.MAX_VALUE : tailDropped > 0 ? droppedEnd :
+            startDropped > 0 ? startLostTo : -1;
+        return new RecoveryReport(mode, clean, scannedBytes, cutPosition, end, tailDropped + startDropped, tornTail,
+            zeroedBytes, extendedBytes, unreadableBlocks.size(), millis, rangeFrom, rangeTo);
+    }
+
+    /** A refused or failed open: closes what recovery opened (nothing is written). */
+    private void release(final List<Segment> used, final Checkpoint checkpoint)
+    {
+        for (final Segment s : used)
+        {
+            synchronized (s)
+            {
+                s.closeFiles();
+            }
+            final CachePage page = s.page();
+            if (page != null)
+            {
+                s.page(null);
+                context.cache().discard(page);
+            }
+        }
+        checkpoint.close();
     }
 
     /**
@@ -599,10 +695,10 @@ final class LogLoader
     }
 
     /** The fast path after a clean close: the checkpoint and the persisted index say where the end is. */
-    private boolean openClean(final DefaultLog log, final Segment last, final Checkpoint.State state,
-        final List<Segment> used) throws IOException
+    private boolean openClean(final LogMeta meta, final Segment last, final Checkpoint.State state)
+        throws IOException
     {
-        final IndexFile.Loaded loaded = IndexFile.read(io, dir, log.meta().logId(), last);
+        final IndexFile.Loaded loaded = IndexFile.read(io, dir, meta.logId(), last);
         final int size = last.capacity();
         if (loaded == null || loaded.endPosition() != state.position() || loaded.endOffset() != state.offset())
         {
@@ -646,7 +742,7 @@ final class LogLoader
         last.writeFiles(direct, dsync);
         last.page(page);
         last.maxTimestamp(loaded.maxTimestamp());
-        log.startWith(last, page, position, state.offset(), loaded.maxTimestamp(), used.get(0).baseOffset(),
+        tail = new RecoveredLog.Tail(last, page, position, state.offset(), loaded.maxTimestamp(),
             (int)state.lastRecordPosition(), state.lastRecordOffset());
         return true;
     }
@@ -654,7 +750,7 @@ final class LogLoader
     /**
      * Crash recovery from the watermark. Returns the active segment.
      */
-    private Segment recoverCrash(final DefaultLog log, final List<Segment> used, final Checkpoint.State state,
+    private Segment recoverCrash(final List<Segment> used, final Checkpoint.State state,
         final LogMeta meta) throws IOException
     {
         final int recordLogId = RecordDescriptor.recordLogId(meta.logId());
@@ -767,7 +863,7 @@ final class LogLoader
                     cutOffset = wOffset;
                     droppedEnd = -1;
                     cutPosition = cut;
-                    finishActive(log, used, i, segment, page, direct, index, cut, cutOffset, scanner, readFrom, true);
+                    finishActive(used, i, segment, page, direct, index, cut, cutOffset, scanner, readFrom, true);
                     keep = true;
                     return segment;
                 }
@@ -912,7 +1008,7 @@ final class LogLoader
                             (Math.max(cut, damageAt) / segment.blockSize() + 1) * segment.blockSize()));
                     }
                 }
-                finishActive(log, used, i, segment, page, direct, index, cut, cutOffset, scanner, readFrom,
+                finishActive(used, i, segment, page, direct, index, cut, cutOffset, scanner, readFrom,
                     damage != null);
                 keep = true;
                 return segment;
@@ -930,7 +1026,7 @@ final class LogLoader
     }
 
     /** Makes {@code used[i]} the active segment with its end at {@code cut}; drops the segments after it. */
-    private void finishActive(final DefaultLog log, final List<Segment> used, final int i, final Segment segment,
+    private void finishActive(final List<Segment> used, final int i, final Segment segment,
         final CachePage page, final BlockFile direct, final SegmentIndex index, final int cut, final long cutOffset,
         final RecordScanner scanner, final int readFrom, final boolean cutHere) throws IOException
     {
@@ -1017,8 +1113,7 @@ final class LogLoader
         segment.maxTimestamp(timestamp);
         page.validFrom(Math.min(readFrom, alignDown(cut)));
         final boolean hasLast = scanner.lastRecordPosition() >= 0 && scanner.lastRecordPosition() < cut;
-        log.trimSegments(used.size());
-        log.startWith(segment, page, cut, cutOffset, timestamp, used.get(0).baseOffset(),
+        tail = new RecoveredLog.Tail(segment, page, cut, cutOffset, timestamp,
             hasLast ? scanner.lastRecordPosition() : -1, hasLast ? scanner.lastRecordOffset() : -1);
     }
 
@@ -1375,41 +1470,6 @@ final class LogLoader
         catch (final IOException ignore)
         {
             // nothing was written through it that is not synced
-        }
-    }
-
-    /** Lets segments be built before the log object exists. */
-    private static final class DeferredHost implements SegmentHost
-    {
-        private final DefaultLog[] holder;
-
-        DeferredHost(final DefaultLog[] holder)
-        {
-            this.holder = holder;
-        }
-
-        @Override
-        public long activeSequence()
-        {
-            return holder[0].activeSequence();
-        }
-
-        @Override
-        public boolean hasConsumerBefore(final long offset)
-        {
-            return holder[0].hasConsumerBefore(offset);
-        }
-
-        @Override
-        public BlockFile openForRead(final Path path) throws IOException
-        {
-            return holder[0].openForRead(path);
-        }
-
-        @Override
-        public void freeRetiredPage(final CachePage page)
-        {
-            holder[0].freeRetiredPage(page);
         }
     }
 }

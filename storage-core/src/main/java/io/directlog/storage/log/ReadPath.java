@@ -23,14 +23,14 @@ import org.agrona.DirectBuffer;
  */
 final class ReadPath
 {
-    private final DefaultLog log;
+    private final ReadSource log;
     private final LogContext context;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     /** Where the last read ended: a read that starts there is taken as sequential (a hint; races only cost that). */
     private volatile long lastReadEnd = -1;
 
-    ReadPath(final DefaultLog log, final LogContext context)
+    ReadPath(final ReadSource log, final LogContext context)
     {
         this.log = log;
         this.context = context;
@@ -203,8 +203,8 @@ final class ReadPath
                 (long)maxBytes + (from & 4095) + reach + RecordDescriptor.HEADER_LENGTH);
             while (true)
             {
-                final int chunkStart = log.alignDown(from);
-                final int length = log.alignUp((int)Math.min(want, segment.capacity() - chunkStart));
+                final int chunkStart = log.block().down(from);
+                final int length = log.block().up((int)Math.min(want, segment.capacity() - chunkStart));
                 final PageMemory memory = context.readBuffers().acquire(length);
                 boolean handedOver = false;
                 try
@@ -468,8 +468,8 @@ final class ReadPath
             int chunk = context.readBuffers().bufferSize();
             while (position < segment.capacity())
             {
-                final int chunkStart = log.alignDown(position);
-                final int length = log.alignUp(Math.min(chunk, segment.capacity() - chunkStart));
+                final int chunkStart = log.block().down(position);
+                final int length = log.block().up(Math.min(chunk, segment.capacity() - chunkStart));
                 final PageMemory memory = context.readBuffers().acquire(length);
                 try
                 {
@@ -507,7 +507,7 @@ final class ReadPath
      */
     private boolean loadPersistedIndex(final Segment segment)
     {
-        final IndexFile.Loaded loaded = IndexFile.read(context.io(), log.directory(), log.meta().logId(), segment);
+        final IndexFile.Loaded loaded = IndexFile.read(context.io(), log.directory(), log.logId(), segment);
         if (loaded == null || segment.sequence() == log.activeSequence() || loaded.endOffset() != segment.endOffset())
         {
             return false;

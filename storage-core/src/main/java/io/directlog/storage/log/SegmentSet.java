@@ -21,6 +21,15 @@ final class SegmentSet
         this.segments = segments;
     }
 
+    /** @param recovered the segments recovery found, oldest first. Opening thread, before the log is published. */
+    void restore(final Segment[] recovered)
+    {
+        synchronized (segmentsLock)
+        {
+            segments = recovered;
+        }
+    }
+
     /** @return the segments, oldest first (a snapshot: never changed in place). Any thread. */
     Segment[] all()
     {

@@ -177,7 +177,7 @@ final class PowerLossChecker
         try
         {
             workload.mirrorNames(image);
-            log = new LogLoader(PowerLossWorkload.NAME, workload.dir(), context, PowerLossWorkload.config(mode)).load();
+            log = DefaultLog.open(PowerLossWorkload.NAME, workload.dir(), context, PowerLossWorkload.config(mode));
             final DefaultLog recovered = log;
             return verify(run, log, payload -> appendInline(recovered, payload), allowedStart);
         }

@@ -272,7 +272,7 @@ final class PowerLossWorkload implements AutoCloseable
         final Durability mode) throws Exception
     {
         mirrorNames(io);
-        final DefaultLog log = new LogLoader(NAME, dir, context, config(mode)).load();
+        final DefaultLog log = DefaultLog.open(NAME, dir, context, config(mode));
         settle(gated, log);
         return log;
     }
