@@ -15,18 +15,16 @@ import io.directlog.storage.LogConfig;
 import io.directlog.storage.LogReader;
 import io.directlog.storage.LogStats;
 import io.directlog.storage.RecordBatch;
-import io.directlog.storage.RecordTooLargeException;
 import io.directlog.storage.RecoveryReport;
 import io.directlog.storage.StorageException;
-import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.writer.CallbackGuard;
 import io.directlog.storage.writer.WriterClient;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A log: the public {@link Log} API over the parts that do the work, each with one owner thread or one lock:
  * <ul>
+ *   <li>{@link AppendIntake}: an append's checks and its way into the writer's queue; any thread.</li>
  *   <li>{@link LogAppender}: the writer-side state machine (copy, group-commit flush, roll, acknowledgements);
  *       writer thread.</li>
  *   <li>{@link SegmentSet}: the segments and the active one; copy-on-write under its own lock.</li>
@@ -46,8 +44,6 @@ public final class DefaultLog implements Log, WriterClient
     private final Path dir;
     private final LogContext context;
     private final LogMeta meta;
-    private final int recordLogId;
-    private final int maxPayload;
     private final int slot;
     private final LogParts parts;
     private final LogLifecycle lifecycle;
@@ -60,6 +56,7 @@ public final class DefaultLog implements Log, WriterClient
     private final LogSyncer syncer;
     private final LogTruncation truncation;
     private final LogCloser closer;
+    private final AppendIntake intake;
     /** Runs this log's callbacks: what they throw is caught and counted, never reaches the writer's loop. */
     private final CallbackGuard callbacks;
     /** What the segments ask of the log (the active sequence, the declared readers' positions, files, pages). */
@@ -79,8 +76,6 @@ public final class DefaultLog implements Log, WriterClient
         this.config = recovered.config();
         this.checkpoint = recovered.checkpoint();
         this.host = recovered.host();
-        this.recordLogId = RecordDescriptor.recordLogId(meta.logId());
-        this.maxPayload = RecordDescriptor.maxPayloadLength(meta.segmentSize());
         this.lifecycle = new LogLifecycle(name, context);
         this.segments = host.segments();
         segments.restore(recovered.segments().toArray(new Segment[0]));
@@ -104,6 +99,7 @@ public final class DefaultLog implements Log, WriterClient
         this.closer = new LogCloser(parts, appender);
         this.slot = context.writer().register(this); // last: the writer may call this log from now on
         parts.slot().set(slot);
+        this.intake = new AppendIntake(parts, callbacks, slot);
     }
 
     /**
@@ -209,27 +205,13 @@ public final class DefaultLog implements Log, WriterClient
     @Override
     public CompletableFuture<Long> append(final byte[] payload, final int recordCount, final Durability durability)
     {
-        if (payload == null)
-        {
-            throw new NullPointerException("payload");
-        }
-        final FutureCallback future = new FutureCallback();
-        append(new UnsafeBuffer(payload), 0, payload.length, recordCount, durability, future);
-        return future;
+        return intake.append(payload, recordCount, durability);
     }
 
     @Override
     public CompletableFuture<Long> append(final ByteBuffer payload, final Durability durability)
     {
-        if (payload == null)
-        {
-            throw new NullPointerException("payload");
-        }
-        final FutureCallback future = new FutureCallback();
-        final UnsafeBuffer view = payload.isDirect() ? new UnsafeBuffer(payload, payload.position(), payload.remaining()) :
-            new UnsafeBuffer(payload.array(), payload.arrayOffset() + payload.position(), payload.remaining());
-        append(view, 0, payload.remaining(), 1, durability, future);
-        return future;
+        return intake.append(payload, durability);
     }
 
     @Override
@@ -243,36 +225,7 @@ public final class DefaultLog implements Log, WriterClient
     public void append(final DirectBuffer buffer, final int index, final int length, final int recordCount,
         final Durability durability, final AppendCallback callback)
     {
-        if (buffer == null || durability == null || callback == null)
-        {
-            throw new NullPointerException(buffer == null ? "buffer" : durability == null ? "durability" : "callback");
-        }
-        if (length < 0 || index < 0 || (long)index + length > buffer.capacity())
-        {
-            throw new IndexOutOfBoundsException("index=" + index + " length=" + length + " outside a buffer of " +
-                buffer.capacity() + " bytes");
-        }
-        if (recordCount < 1)
-        {
-            throw new IllegalArgumentException("recordCount=" + recordCount + " must be at least 1");
-        }
-        if (length > maxPayload)
-        {
-            throw new RecordTooLargeException("record of " + length + " bytes is larger than log '" + name +
-                "' can hold: at most " + maxPayload + " bytes with segmentSize " + meta.segmentSize());
-        }
-        final Throwable refused = lifecycle.refusal();
-        if (refused != null)
-        {
-            callbacks.complete(callback, -1, refused);
-            return;
-        }
-        final Duration timeout = context.appendTimeout();
-        if (!context.writer().offerAppend(slot, buffer, index, length, recordCount, durability, callback, timeout))
-        {
-            final Throwable again = lifecycle.refusal();
-            callbacks.complete(callback, -1, again != null ? again : context.writer().timeoutException(timeout, name));
-        }
+        intake.append(buffer, index, length, recordCount, durability, callback);
     }
 
     @Override
@@ -312,9 +265,10 @@ public final class DefaultLog implements Log, WriterClient
     @Override
     public LogStats stats()
     {
-        return new LogStats(appender.completed(), appender.completedBytes(), appender.flushes(),
-            appender.flushedRecords(), appender.flushNanos(), appender.rolls(), appender.stalls(), syncer.syncs(),
-            readPath.hits(), readPath.misses(), spares.preparedCount(), callbacks.errors());
+        final AppendCounters c = appender.counters();
+        return new LogStats(appender.completed(), appender.completedBytes(), c.flushes(), c.flushedRecords(),
+            c.flushNanos(), c.rolls(), c.stalls(), syncer.syncs(), readPath.hits(), readPath.misses(),
+            spares.preparedCount(), callbacks.errors());
     }
 
     @Override
@@ -371,12 +325,6 @@ public final class DefaultLog implements Log, WriterClient
     SpareSegments spares()
     {
         return spares;
-    }
-
-    /** @return segments dropped by retention so far. */
-    long retainedSegments()
-    {
-        return syncer.retainedSegments();
     }
 
     // ---------------------------------------------------------------- writer and syncer threads
@@ -446,22 +394,5 @@ public final class DefaultLog implements Log, WriterClient
     public String toString()
     {
         return "Log{" + name + ", end=" + appender.endOffset() + '}';
-    }
-
-    /** The future behind the CompletableFuture API: itself the callback, so one allocation per append. */
-    static final class FutureCallback extends CompletableFuture<Long> implements AppendCallback
-    {
-        @Override
-        public void onComplete(final long offset, final Throwable error)
-        {
-            if (error == null)
-            {
-                complete(offset);
-            }
-            else
-            {
-                completeExceptionally(error);
-            }
-        }
     }
 }

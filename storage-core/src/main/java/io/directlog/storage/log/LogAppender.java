@@ -5,14 +5,12 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import io.directlog.storage.AppendCallback;
 import io.directlog.storage.Durability;
 import io.directlog.storage.LogClosedException;
 import io.directlog.storage.LogConfig;
-import io.directlog.storage.LogFullException;
 import io.directlog.storage.MemoryBudgetExceededException;
 import io.directlog.storage.cache.CachePage;
 import io.directlog.storage.format.Checksums;
@@ -29,9 +27,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>
  * Threads: everything here is owned by the writer thread the log is pinned to (the opening thread hands it over
  * through {@link #startWith} before the writer knows the log); {@link #endOffset()} and the counters are read by
- * other threads. No lock is taken on the append path. With the syncer it shares the {@link AckSyncGate} (no
- * acknowledgement while its fdatasync is in flight), the watermark it publishes, and the queue of rolled
- * segments not synced yet.
+ * other threads. No lock is taken on the append path. With the syncer it shares the {@link AckSyncGate} (through
+ * {@link Acknowledgements}: no acknowledgement while its fdatasync is in flight), the watermark it publishes, and
+ * the queue of rolled segments not synced yet.
  */
 final class LogAppender
 {
@@ -61,10 +59,9 @@ final class LogAppender
     private final Visibility visibility;
     private final SpareSegments spares;
     private final WatermarkCell watermark;
-    private final AckSyncGate ackGate;
     /** Rolled segments the syncer has not synced yet (writer adds, syncer and writer drain). */
     private final ConcurrentLinkedQueue<Segment> rolledUnsynced;
-    private final PendingAcks acks;
+    private final Acknowledgements acks;
     /** Runs this log's callbacks: what they throw is caught and counted, never reaches the writer's loop. */
     private final CallbackGuard callbacks;
     private final Checksums.Calculator crc = new Checksums.Calculator();
@@ -87,18 +84,10 @@ final class LogAppender
     private boolean rolledWithUnsyncedDirect;
     private long firstDirtyNanos;
     private int recordsSinceFlush;
-    /** Acknowledgements held back by a sync in flight (writer-owned). */
-    private boolean acksDeferred;
     /** The offset after the last record a completed write covered (writer-owned). */
     private long writtenEndOffset;
-    private boolean failedAcksDrained;
 
-    // counters: written by the writer, read racily by stats()
-    private long flushes;
-    private long flushedRecords;
-    private long flushNanos;
-    private long rolls;
-    private long stalls;
+    private final AppendCounters counters = new AppendCounters();
 
     LogAppender(final LogParts parts, final SegmentHost host, final CallbackGuard callbacks)
     {
@@ -114,10 +103,9 @@ final class LogAppender
         this.visibility = parts.visibility();
         this.spares = parts.spares();
         this.watermark = parts.watermark();
-        this.ackGate = parts.ackGate();
         this.rolledUnsynced = parts.rolledUnsynced();
         this.callbacks = callbacks;
-        this.acks = new PendingAcks(callbacks);
+        this.acks = new Acknowledgements(lifecycle, visibility, parts.ackGate(), callbacks);
     }
 
     /**
@@ -129,29 +117,25 @@ final class LogAppender
     void startWith(final RecoveredLog.Tail tail)
     {
         final Segment active = tail.active();
-        final CachePage activePage = tail.page();
-        final int position = tail.position();
         final long offset = tail.endOffset();
-        final long timestamp = tail.lastTimestamp();
-        final int lastRecordAt = tail.lastRecordAt();
-        final long lastRecordOffsetAt = tail.lastRecordOffset();
         nextOffset = offset;
         writtenEndOffset = offset;
         endOffset = offset;
         visibility.start(offset);
-        lastTimestamp = timestamp;
+        lastTimestamp = tail.lastTimestamp();
         segments.activate(active);
-        lastRecordPosition = lastRecordAt;
-        lastRecordOffset = lastRecordOffsetAt;
+        lastRecordPosition = tail.lastRecordAt();
+        lastRecordOffset = tail.lastRecordOffset();
         if (active != null)
         {
-            page = activePage;
-            pageBuffer = activePage.buffer();
-            pageBytes = activePage.memory().byteBuffer();
-            writePosition = position;
-            flushedPosition = position;
-            active.publishEnd(position, offset);
-            watermark.set(new Watermark(0, active.sequence(), position, offset, lastRecordAt, lastRecordOffsetAt));
+            page = tail.page();
+            pageBuffer = page.buffer();
+            pageBytes = page.memory().byteBuffer();
+            writePosition = tail.position();
+            flushedPosition = writePosition;
+            active.publishEnd(writePosition, offset);
+            watermark.set(new Watermark(0, active.sequence(), writePosition, offset, lastRecordPosition,
+                lastRecordOffset));
         }
         else
         {
@@ -248,7 +232,7 @@ final class LogAppender
             return drainOnFailure(failed);
         }
         int work = 0;
-        if (acksDeferred && !ackGate.isSyncing())
+        if (acks.deferredAndFree())
         {
             acknowledge(); // the syncer's sync that held them back has ended (and woke this thread)
             work = 1;
@@ -282,60 +266,14 @@ final class LogAppender
         return firstDirtyNanos + config.get().flushInterval().toNanos();
     }
 
-    /**
-     * Completes the pending appends that may be acknowledged (MEMORY ones, and DIRECT or DSYNC ones a completed
-     * write covered), in order, unless the syncer's fdatasync is in flight: then they wait for it (their writes
-     * are done), and a failure it finds fails them instead (see {@link AckSyncGate}).
-     */
     private void acknowledge()
     {
-        if (!ackGate.tryEnterAcks())
-        {
-            acksDeferred = true;
-            return;
-        }
-        try
-        {
-            final Throwable failed = lifecycle.failure();
-            if (failed != null)
-            {
-                drainOnFailure(failed);
-            }
-            else
-            {
-                // held-back acknowledgements come back after more records were copied: only what was written goes
-                acks.completeUpTo(writtenEndOffset);
-            }
-            acksDeferred = false;
-        }
-        finally
-        {
-            ackGate.exitAcks();
-        }
-    }
-
-    /** Acknowledges what is pending now, waiting out a sync in flight (close and truncation must not defer). */
-    private void acknowledgeNow()
-    {
-        acknowledge();
-        while (acksDeferred)
-        {
-            Thread.yield();
-            acknowledge();
-        }
+        acks.acknowledge(writtenEndOffset);
     }
 
     private int drainOnFailure(final Throwable failed)
     {
-        if (!failedAcksDrained || !acks.isEmpty())
-        {
-            failedAcksDrained = true;
-            acks.failAll(failed);
-            visibility.signalWaiters();
-            lifecycle.logFailure(failed); // after the pending appends were failed: logging a stack trace takes time
-            return 1;
-        }
-        return 0;
+        return acks.drainOnFailure(failed);
     }
 
     /**
@@ -377,7 +315,7 @@ final class LogAppender
             {
                 file.datasync(); // or the buffered fallback: DIRECT would otherwise only reach the page cache
             }
-            flushNanos += System.nanoTime() - started;
+            counters.addFlushNanos(System.nanoTime() - started);
             unsyncedDirect = !dsync;
         }
         catch (final IOException | RuntimeException e)
@@ -392,8 +330,7 @@ final class LogAppender
             drainOnFailure(lifecycle.failure());
             return;
         }
-        flushes++;
-        flushedRecords += recordsSinceFlush;
+        counters.onFlush(recordsSinceFlush);
         recordsSinceFlush = 0;
         flushedPosition = writePosition;
         writtenEndOffset = nextOffset;
@@ -469,31 +406,14 @@ final class LogAppender
         PreparedSegment next = spares.pollPrepared();
         if (next == null)
         {
-            stalls++;
-            context.preparer().prioritise(spares);
-            final long deadline = System.nanoTime() + context.appendTimeout().toNanos();
-            while ((next = spares.pollPrepared()) == null)
+            counters.onStall();
+            try
             {
-                final Throwable full = spares.prepareFailure();
-                if (full != null)
-                {
-                    return new LogFullException("log '" + name + "' has no prepared segment left: " +
-                        full.getMessage(), full);
-                }
-                if (lifecycle.failure() != null)
-                {
-                    return lifecycle.failure();
-                }
-                if (lifecycle.isClosing())
-                {
-                    return new LogClosedException("log '" + name + "' is closing");
-                }
-                if (System.nanoTime() - deadline >= 0)
-                {
-                    return new LogFullException("log '" + name + "' waited " + context.appendTimeout().toMillis() +
-                        " ms for a prepared segment");
-                }
-                LockSupport.parkNanos(50_000);
+                next = spares.awaitPrepared();
+            }
+            catch (final SpareSegments.NoPreparedSegment e)
+            {
+                return e.why();
             }
         }
         return startSegment(next);
@@ -549,7 +469,7 @@ final class LogAppender
             {
                 rolledWithUnsyncedDirect = true;
             }
-            rolls++;
+            counters.onRoll();
         }
         unsyncedDirect = false;
         context.preparer().signal();
@@ -568,7 +488,7 @@ final class LogAppender
     void flushAndAcknowledgeNow()
     {
         flush();
-        acknowledgeNow();
+        acks.acknowledgeNow(writtenEndOffset);
     }
 
     /** Close: the final flush (unless failed), what it wrote acknowledged, every other pending append failed. */
@@ -578,7 +498,7 @@ final class LogAppender
         {
             flush();
         }
-        acknowledgeNow(); // what the final flush wrote, not failed as closed because a sync was in flight
+        acks.acknowledgeNow(writtenEndOffset); // what the final flush wrote, not failed as closed: a sync was in flight
         final Throwable failed = lifecycle.failure();
         acks.failAll(failed != null ? failed : new LogClosedException("log '" + name + "' is closed"));
     }
@@ -586,23 +506,8 @@ final class LogAppender
     /** Makes every write so far durable: rolled segments synced (and their write files closed), then the active. */
     void syncEverythingWritten() throws IOException
     {
-        Segment rolled;
-        while ((rolled = rolledUnsynced.poll()) != null)
-        {
-            LogSyncer.syncRolled(rolled);
-        }
+        LogSyncer.syncAllWritten(rolledUnsynced, segments.active());
         rolledWithUnsyncedDirect = false;
-        final Segment active = segments.active();
-        if (active != null)
-        {
-            synchronized (active)
-            {
-                if (active.directFile() != null)
-                {
-                    active.directFile().datasync();
-                }
-            }
-        }
     }
 
     /** @return the watermark of everything copied (close: what the clean checkpoint records). */
@@ -669,7 +574,11 @@ final class LogAppender
         watermark.set(cut);
     }
 
-    // ---------------------------------------------------------------- counters (read racily by stats())
+    /** @return the writer's counters (read racily by stats()). */
+    AppendCounters counters()
+    {
+        return counters;
+    }
 
     long completed()
     {
@@ -679,30 +588,5 @@ final class LogAppender
     long completedBytes()
     {
         return acks.completedBytes();
-    }
-
-    long flushes()
-    {
-        return flushes;
-    }
-
-    long flushedRecords()
-    {
-        return flushedRecords;
-    }
-
-    long flushNanos()
-    {
-        return flushNanos;
-    }
-
-    long rolls()
-    {
-        return rolls;
-    }
-
-    long stalls()
-    {
-        return stalls;
     }
 }

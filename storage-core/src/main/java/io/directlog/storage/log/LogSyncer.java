@@ -63,6 +63,30 @@ final class LogSyncer
     }
 
     /**
+     * Makes every write so far durable: the rolled segments not synced yet (their write files closed), then the
+     * active one. The writer, at truncation and close (the syncer's tick does the same under its gate).
+     */
+    static void syncAllWritten(final java.util.Queue<Segment> rolledUnsynced, final Segment active)
+        throws IOException
+    {
+        Segment rolled;
+        while ((rolled = rolledUnsynced.poll()) != null)
+        {
+            syncRolled(rolled);
+        }
+        if (active != null)
+        {
+            synchronized (active)
+            {
+                if (active.directFile() != null)
+                {
+                    active.directFile().datasync();
+                }
+            }
+        }
+    }
+
+    /**
      * The background fdatasync: bounds what a volatile device cache holds, probes the filesystem's health (an
      * O_DIRECT write into a written extent still succeeds after the journal aborted; only a sync tells), then
      * writes the durable watermark to the checkpoint, lets a DSYNC log's visibility catch up with what is now

@@ -5,9 +5,12 @@ import java.nio.file.Path;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
+import io.directlog.storage.LogClosedException;
 import io.directlog.storage.LogConfig;
+import io.directlog.storage.LogFullException;
 import io.directlog.storage.io.BlockFile;
 
 /**
@@ -52,6 +55,63 @@ final class SpareSegments implements SpareSegmentQueue
     PreparedSegment pollPrepared()
     {
         return prepared.pollFirst();
+    }
+
+    /** Why a roll found no prepared segment: carries the exception the append fails with (no stack trace). */
+    static final class NoPreparedSegment extends Exception
+    {
+        private static final long serialVersionUID = 1L;
+        private final transient Throwable why;
+
+        NoPreparedSegment(final Throwable why)
+        {
+            super(null, null, false, false);
+            this.why = why;
+        }
+
+        Throwable why()
+        {
+            return why;
+        }
+    }
+
+    /**
+     * Writer, at a roll that found no prepared segment: asks the preparer to serve this log first and waits for
+     * one, up to the append timeout.
+     *
+     * @return the segment.
+     * @throws NoPreparedSegment when preparing failed (out of space), the log failed or is closing, or the
+     *     timeout passed.
+     */
+    PreparedSegment awaitPrepared() throws NoPreparedSegment
+    {
+        context.preparer().prioritise(this);
+        final long deadline = System.nanoTime() + context.appendTimeout().toNanos();
+        PreparedSegment next;
+        while ((next = prepared.pollFirst()) == null)
+        {
+            final Throwable full = prepareFailure;
+            if (full != null)
+            {
+                throw new NoPreparedSegment(new LogFullException("log '" + name + "' has no prepared segment " +
+                    "left: " + full.getMessage(), full));
+            }
+            if (lifecycle.failure() != null)
+            {
+                throw new NoPreparedSegment(lifecycle.failure());
+            }
+            if (lifecycle.isClosing())
+            {
+                throw new NoPreparedSegment(new LogClosedException("log '" + name + "' is closing"));
+            }
+            if (System.nanoTime() - deadline >= 0)
+            {
+                throw new NoPreparedSegment(new LogFullException("log '" + name + "' waited " +
+                    context.appendTimeout().toMillis() + " ms for a prepared segment"));
+            }
+            LockSupport.parkNanos(50_000);
+        }
+        return next;
     }
 
     /** Puts back a segment the roll could not use, first in line: files are taken in sequence order. */
