@@ -10,13 +10,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import io.directlog.storage.AppendCallback;
 import io.directlog.storage.Durability;
 import io.directlog.storage.Log;
-import io.directlog.storage.LogClosedException;
 import io.directlog.storage.LogConfig;
 import io.directlog.storage.LogReader;
 import io.directlog.storage.LogStats;
 import io.directlog.storage.RecordBatch;
 import io.directlog.storage.RecoveryReport;
-import io.directlog.storage.StorageException;
 import io.directlog.storage.writer.CallbackGuard;
 import io.directlog.storage.writer.WriterClient;
 import org.agrona.DirectBuffer;
@@ -61,9 +59,7 @@ public final class DefaultLog implements Log, WriterClient
     private final CallbackGuard callbacks;
     /** What the segments ask of the log (the active sequence, the declared readers' positions, files, pages). */
     private final LogSegmentHost host;
-    /** Serialises reconfigure(): the file and the field change together. */
-    private final Object reconfigureLock = new Object();
-    private volatile LogConfig config;
+    private final LogSettings settings;
     private final RecoveryReport recoveryReport;
 
     /** Builds the log from what recovery found; {@link #start()} makes it writable. */
@@ -73,29 +69,31 @@ public final class DefaultLog implements Log, WriterClient
         this.dir = dir;
         this.context = context;
         this.meta = recovered.meta();
-        this.config = recovered.config();
         this.checkpoint = recovered.checkpoint();
         this.host = recovered.host();
         this.lifecycle = new LogLifecycle(name, context);
+        this.settings = new LogSettings(name, dir, context, meta, lifecycle, recovered.config());
         this.segments = host.segments();
         segments.restore(recovered.segments().toArray(new Segment[0]));
         segments.startOffset(recovered.startOffset());
         this.visibility = new Visibility(name);
-        this.spares = new SpareSegments(name, dir, meta.segmentSize(), context, lifecycle, this::config,
+        this.spares = new SpareSegments(name, dir, meta.segmentSize(), context, lifecycle, settings::config,
             recovered.nextPrepareSequence());
-        this.parts = new LogParts(name, dir, context, meta, this::config, IoBlock.of(context.io()), lifecycle,
+        this.parts = new LogParts(name, dir, context, meta, settings::config, IoBlock.of(context.io()), lifecycle,
             segments, visibility, spares, new WatermarkCell(), new AckSyncGate(), new ConcurrentLinkedQueue<>(),
             new LogLocks(), checkpoint, new WriterSlot());
         this.callbacks = new CallbackGuard("log '" + name + "'", context.writer().callbacks());
         this.appender = new LogAppender(parts, host, callbacks);
-        this.readPath = new ReadPath(new LogReadView(parts, appender), context);
+        final LogReadView view = new LogReadView(parts, appender);
+        final SegmentIndexLoader indexes = new SegmentIndexLoader(view, context);
+        this.readPath = new ReadPath(view, context, indexes);
         appender.startWith(recovered.tail());
         this.recoveryReport = recovered.report();
         recovered.recycled().forEach(spares::offerRecycled);
         recovered.spares().forEach(spares::addRecovered);
         checkpoint.segmentList(segments::all);
-        this.syncer = new LogSyncer(parts, appender, readPath);
-        this.truncation = new LogTruncation(parts, appender, syncer, readPath);
+        this.syncer = new LogSyncer(parts, appender, indexes);
+        this.truncation = new LogTruncation(parts, appender, syncer, indexes);
         this.closer = new LogCloser(parts, appender);
         this.slot = context.writer().register(this); // last: the writer may call this log from now on
         parts.slot().set(slot);
@@ -155,45 +153,19 @@ public final class DefaultLog implements Log, WriterClient
     @Override
     public LogConfig config()
     {
-        return config;
+        return settings.config();
     }
 
     @Override
     public void reconfigure(final LogConfig newConfig)
     {
-        if (newConfig == null)
-        {
-            throw new NullPointerException("config must not be null");
-        }
-        if (newConfig.segmentSize() != meta.segmentSize())
-        {
-            throw new IllegalArgumentException("log '" + name + "' has segmentSize " + meta.segmentSize() +
-                "; it is fixed when the log is created and cannot change (asked " + newConfig.segmentSize() + ")");
-        }
-        // persisted first, applied after: a crash in between reopens the log with what every holder was told
-        synchronized (reconfigureLock)
-        {
-            if (lifecycle.isClosing())
-            {
-                throw new LogClosedException("log '" + name + "' is closed; reopen it with store.log(name, config)");
-            }
-            try
-            {
-                LogConfigFile.write(context.io(), dir, newConfig);
-            }
-            catch (final IOException e)
-            {
-                throw new StorageException("cannot persist the config of log '" + name + "' in " + dir + ": " +
-                    e.getMessage() + "; the log keeps its settings", e);
-            }
-            config = newConfig;
-        }
+        settings.reconfigure(newConfig);
     }
 
     @Override
     public CompletableFuture<Long> append(final byte[] payload)
     {
-        return append(payload, 1, config.durability());
+        return append(payload, 1, settings.config().durability());
     }
 
     @Override

@@ -26,7 +26,7 @@ final class LogSyncer
 
     private final LogParts parts;
     private final LogAppender appender;
-    private final ReadPath readPath;
+    private final SegmentIndexLoader indexes;
     private volatile long lastSyncNanos = System.nanoTime();
     /** The truncation epoch as the syncer may see it (published by truncation under the index lock). */
     private volatile long syncerEpoch;
@@ -38,11 +38,11 @@ final class LogSyncer
     private int persistedActiveEntries;
     private long persistedActiveSequence = -1;
 
-    LogSyncer(final LogParts parts, final LogAppender appender, final ReadPath readPath)
+    LogSyncer(final LogParts parts, final LogAppender appender, final SegmentIndexLoader indexes)
     {
         this.parts = parts;
         this.appender = appender;
-        this.readPath = readPath;
+        this.indexes = indexes;
     }
 
     /**
@@ -259,7 +259,7 @@ final class LogSyncer
      */
     void ensureIndex(final Segment segment) throws IOException
     {
-        readPath.ensureIndex(segment);
+        indexes.ensureIndex(segment);
     }
 
     /**

@@ -31,14 +31,14 @@ final class LogTruncation
     private final LogParts parts;
     private final LogAppender appender;
     private final LogSyncer syncer;
-    private final ReadPath readPath;
+    private final SegmentIndexLoader indexes;
 
-    LogTruncation(final LogParts parts, final LogAppender appender, final LogSyncer syncer, final ReadPath readPath)
+    LogTruncation(final LogParts parts, final LogAppender appender, final LogSyncer syncer, final SegmentIndexLoader indexes)
     {
         this.parts = parts;
         this.appender = appender;
         this.syncer = syncer;
-        this.readPath = readPath;
+        this.indexes = indexes;
     }
 
     /** Where a record starts, and the record before it in the same segment (-1 when unknown). */
@@ -194,7 +194,7 @@ final class LogTruncation
         {
             ti--;
         }
-        readPath.ensureIndex(target);
+        indexes.ensureIndex(target);
         final Located at = locate(target, offset);
         final int oldEnd = target == parts.segments().active() ? appender.writePosition() :
             target.sealedPosition() >= 0 ? target.sealedPosition() : target.endPosition();

@@ -127,14 +127,27 @@ final class SegmentListCheck
             scope.startLostFrom = state.startOffset();
             scope.startLostTo = state.offset();
         }
-        // a lost segment in the middle: the log ends where the records stop following on
+        return cutAtLostMiddleSegment(used, state, meta, where) || dropped;
+    }
+
+    /**
+     * A lost segment in the middle: the log ends where the records stop following on; the segments after that
+     * point are recycled and their records counted as dropped.
+     *
+     * @return true when segments were dropped.
+     */
+    private boolean cutAtLostMiddleSegment(final List<Segment> used, final Checkpoint.State state,
+        final LogMeta meta, final String where) throws IOException
+    {
+        final long last = state.sequence();
         final int recordLogId = RecordDescriptor.recordLogId(meta.logId());
         for (int k = 0; k + 1 < used.size() && used.get(k).sequence() < last; k++)
         {
             final long end = scope.endOfDropped(used, k, k + 1, recordLogId);
             if (end != used.get(k + 1).baseOffset())
             {
-                scope.droppedEnd = Math.max(scope.droppedEnd, Math.max(state.offset(), scope.endOfDropped(used, k + 1, recordLogId)));
+                scope.droppedEnd = Math.max(scope.droppedEnd,
+                    Math.max(state.offset(), scope.endOfDropped(used, k + 1, recordLogId)));
                 scope.droppedFrom = scope.droppedFrom < 0 ? end : Math.min(scope.droppedFrom, end);
                 for (int j = used.size() - 1; j > k; j--)
                 {
@@ -147,7 +160,7 @@ final class SegmentListCheck
                 return true;
             }
         }
-        return dropped;
+        return false;
     }
 
     /** Recycles the files retention took out of the list before a crash removed them (below the first segment). */
