@@ -249,6 +249,8 @@ final class ReadPath
 
     /** Bytes per O_DIRECT read of a page-in (see {@link #readWhole}). */
     static final int PAGE_IN_CHUNK = 1 << 20;
+    /** How much offsetForTimestamp reads at a time while it looks for the first record at the timestamp. */
+    private static final int TIMESTAMP_SCAN_BYTES = 1 << 20;
 
     private static final int NOT_FOUND = -1;
     private static final int NEEDS_MORE = -2;
@@ -479,7 +481,7 @@ final class ReadPath
         offset = Math.max(offset, log.startOffset());
         while (offset < visible)
         {
-            try (RecordBatch batch = read(offset, 1 << 20, true))
+            try (RecordBatch batch = read(offset, TIMESTAMP_SCAN_BYTES, true))
             {
                 if (batch.isEmpty())
                 {

@@ -34,6 +34,12 @@ public final class SegmentPreparer implements AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(SegmentPreparer.class.getName());
     private static final int ZERO_CHUNK = 1 << 20;
+    /** How long the loop sleeps without a signal: it tops logs up even if a signal was lost. */
+    private static final long IDLE_WAIT_MILLIS = 500;
+    /** How long it waits after a failure (out of space, usually) before it tries again. */
+    private static final long RETRY_WAIT_MILLIS = 1000;
+    /** How long close() waits for the loop to finish a preparation in flight. */
+    private static final long CLOSE_JOIN_MILLIS = 30_000;
 
     private final BlockIo io;
     private final Set<SpareSegmentQueue> logs = ConcurrentHashMap.newKeySet();
@@ -50,7 +56,7 @@ public final class SegmentPreparer implements AutoCloseable
     public SegmentPreparer(final BlockIo io)
     {
         this.io = io;
-        this.zeros = PageMemory.allocate(ZERO_CHUNK, Math.max(4096, io.alignment()));
+        this.zeros = PageMemory.allocate(ZERO_CHUNK, IoBlock.of(io).length());
         thread = new Thread(this::run, "directlog-segment-preparer");
         thread.setDaemon(true);
         thread.start();
@@ -112,7 +118,7 @@ public final class SegmentPreparer implements AutoCloseable
             {
                 if (urgent.isEmpty())
                 {
-                    wakeups.tryAcquire(failed ? 1000 : 500, TimeUnit.MILLISECONDS);
+                    wakeups.tryAcquire(failed ? RETRY_WAIT_MILLIS : IDLE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
                     wakeups.drainPermits();
                 }
             }
@@ -266,7 +272,7 @@ public final class SegmentPreparer implements AutoCloseable
         wakeups.release();
         try
         {
-            thread.join(30_000);
+            thread.join(CLOSE_JOIN_MILLIS);
         }
         catch (final InterruptedException e)
         {

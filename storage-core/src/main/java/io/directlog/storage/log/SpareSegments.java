@@ -23,6 +23,9 @@ import io.directlog.storage.io.BlockFile;
  */
 final class SpareSegments implements SpareSegmentQueue
 {
+    /** How often a stalled roll looks for a prepared segment again. */
+    private static final long PREPARED_POLL_NANOS = 50_000;
+
     private final String name;
     private final Path dir;
     private final int segmentSize;
@@ -109,7 +112,7 @@ final class SpareSegments implements SpareSegmentQueue
                 throw new NoPreparedSegment(new LogFullException("log '" + name + "' waited " +
                     context.appendTimeout().toMillis() + " ms for a prepared segment"));
             }
-            LockSupport.parkNanos(50_000);
+            LockSupport.parkNanos(PREPARED_POLL_NANOS);
         }
         return next;
     }
