@@ -100,7 +100,7 @@ final class Checkpoint implements AutoCloseable
     static Checkpoint open(final BlockIo io, final Path dir, final long logId) throws IOException
     {
         final Path path = dir.resolve(SegmentFiles.CHECKPOINT_FILE);
-        final int block = Math.max(4096, io.alignment());
+        final int block = IoBlock.of(io).length();
         final PageMemory memory = PageMemory.allocate(2 * block, block);
         try
         {
