@@ -40,3 +40,46 @@ def record(key, value, headers):
     """A record as the scripts compare them: text key and value, headers as a sorted tuple of text pairs."""
     as_text = lambda b: b.decode() if isinstance(b, (bytes, bytearray)) else b
     return (as_text(key), as_text(value), tuple(sorted((k, as_text(v)) for k, v in (headers or []))))
+
+
+def run_cases(report, create_topic, produce, consume, group_two_members, group_resume):
+    """The five cases every client runs, in this order. group-resume resumes from the offsets group-two-members
+    commits, so it fails as not run when that case failed. Returns the exit code."""
+    report.case("create-topic", create_topic)
+    report.case("produce", produce)
+    report.case("consume", consume)
+    group_ok = report.case("group-two-members", group_two_members)
+
+    def not_run():
+        raise AssertionError("not run: it resumes from the offsets group-two-members commits, and that case failed")
+
+    report.case("group-resume", group_resume if group_ok else not_run)
+    return report.finish()
+
+
+def poll_until(poll_batch, count, wait_s, quiet_s=0.0):
+    """Calls poll_batch() (a list of records, maybe empty) until count records have come, then quiet_s seconds more
+    to catch extras, or until wait_s; returns every record in the order they came."""
+    got = []
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        got.extend(poll_batch())
+        if len(got) >= count:
+            if quiet_s == 0:
+                break
+            deadline = min(deadline, time.monotonic() + quiet_s)
+    return got
+
+
+def expect_resumed(want, got):
+    """The group-resume verdict: exactly the new records, none again."""
+    expect_equal(want, set(got), "records after restart")
+    assert len(got) == len(want), f"{len(got)} records, want the {len(want)} new ones only"
+    return f"a new member resumed at the committed offsets: exactly the {len(want)} new records"
+
+
+def entry(main):
+    """Runs main(BOOTSTRAP, PREFIX) from the command line and exits with its code."""
+    if len(sys.argv) != 3:
+        sys.exit(f"usage: {sys.argv[0]} BOOTSTRAP PREFIX")
+    sys.exit(main(sys.argv[1], sys.argv[2]))

@@ -26,6 +26,8 @@ public final class BrokerConfig
     public static final int SEGMENT_BYTES_DEFAULT = 8 << 20;
     /** Kafka's {@code group.initial.rebalance.delay.ms}. */
     public static final Duration INITIAL_REBALANCE_DELAY_DEFAULT = Duration.ofSeconds(3);
+    /** Kafka's {@code num.io.threads}. */
+    public static final int IO_THREADS_DEFAULT = 8;
 
     private final Path directory;
     private final String host;
@@ -40,6 +42,8 @@ public final class BrokerConfig
     private final long memoryBudget;
     private final Duration initialRebalanceDelay;
     private final int metricsPort;
+    private final int ioThreads;
+    private final java.util.function.UnaryOperator<StoreConfig.Builder> storeOptions;
 
     private BrokerConfig(final Builder b)
     {
@@ -56,6 +60,8 @@ public final class BrokerConfig
         memoryBudget = b.memoryBudget;
         initialRebalanceDelay = b.initialRebalanceDelay;
         metricsPort = b.metricsPort;
+        ioThreads = b.ioThreads;
+        storeOptions = b.storeOptions;
     }
 
     /**
@@ -145,6 +151,21 @@ public final class BrokerConfig
         return metricsPort;
     }
 
+    /**
+     * @return Kafka's {@code num.io.threads}: the threads that run appends and disk reads (Produce, Fetch,
+     *         ListOffsets) off the network event loops.
+     */
+    public int ioThreads()
+    {
+        return ioThreads;
+    }
+
+    /** @return what the broker applies to its store's settings last; for tests (a fault-injecting BlockIo). */
+    java.util.function.UnaryOperator<StoreConfig.Builder> storeOptions()
+    {
+        return storeOptions;
+    }
+
     /** Fluent builder; {@link #build()} checks the values. */
     public static final class Builder
     {
@@ -161,6 +182,8 @@ public final class BrokerConfig
         private long memoryBudget = StoreConfig.MEMORY_BUDGET_DEFAULT;
         private Duration initialRebalanceDelay = INITIAL_REBALANCE_DELAY_DEFAULT;
         private int metricsPort = -1;
+        private int ioThreads = IO_THREADS_DEFAULT;
+        private java.util.function.UnaryOperator<StoreConfig.Builder> storeOptions = b -> b;
 
         private Builder(final Path directory)
         {
@@ -288,6 +311,28 @@ public final class BrokerConfig
         }
 
         /**
+         * @param threads Kafka's {@code num.io.threads}: threads for appends and disk reads; at least 1.
+         * @return this
+         */
+        public Builder ioThreads(final int threads)
+        {
+            this.ioThreads = threads;
+            return this;
+        }
+
+        /**
+         * For tests in this package: changes the store's settings after the broker has set its own.
+         *
+         * @param options applied to the store's builder.
+         * @return this
+         */
+        Builder storeOptions(final java.util.function.UnaryOperator<StoreConfig.Builder> options)
+        {
+            this.storeOptions = Objects.requireNonNull(options, "storeOptions");
+            return this;
+        }
+
+        /**
          * @return the checked configuration.
          * @throws IllegalArgumentException naming the first bad value.
          */
@@ -313,6 +358,10 @@ public final class BrokerConfig
             if (numPartitions < 1)
             {
                 throw new IllegalArgumentException("numPartitions must be at least 1, got " + numPartitions);
+            }
+            if (ioThreads < 1)
+            {
+                throw new IllegalArgumentException("ioThreads must be at least 1, got " + ioThreads);
             }
             Objects.requireNonNull(durability, "durability");
             Objects.requireNonNull(initialRebalanceDelay, "initialRebalanceDelay");

@@ -29,11 +29,15 @@ import io.netty.util.concurrent.ScheduledFuture;
  * response always lists every requested partition (the Java client rejects a full response that lacks one), and
  * fetch sessions are declined (session id 0), so clients keep sending full requests.
  * <p>
- * Long poll: when fewer than {@code min.bytes} are ready, the request parks on its partitions' next acknowledged
- * append, and on a timer for {@code max.wait.ms} on the connection's event loop; whichever comes first runs the read
- * again there. No thread waits and nothing polls.
+ * Reads run on the connection's I/O lane ({@link RequestContext#io()}), never on the event loop: a read of a
+ * segment that is not resident is a pread.
  * <p>
- * Thread-safe; runs on the connection's event loop.
+ * Long poll: when fewer than {@code min.bytes} are ready, the request parks on its partitions' next acknowledged
+ * append, and on a {@code max.wait.ms} timer of the connection's event loop; whichever comes first runs the read
+ * again on the I/O lane. No thread waits while parked and nothing polls, and the lane is free for the connection's
+ * later requests meanwhile.
+ * <p>
+ * Thread-safe.
  */
 final class FetchHandler
 {
@@ -47,11 +51,14 @@ final class FetchHandler
     CompletableFuture<ApiMessage> handle(final RequestContext request)
     {
         final ParkedFetch fetch = new ParkedFetch(request, (FetchRequestData)request.body());
-        fetch.attempt(false);
+        request.io().execute(() -> fetch.attempt(false));
         return fetch.result;
     }
 
-    /** One Fetch request until answered. Confined to the connection's event loop except the wake-up hop. */
+    /**
+     * One Fetch request until answered. Its attempts run on the connection's I/O lane, one at a time (the lane is
+     * serial), so its fields are confined to the lane; the wake-up and the timer only hand an attempt to the lane.
+     */
     private final class ParkedFetch
     {
         final RequestContext request;
@@ -68,12 +75,24 @@ final class FetchHandler
             this.req = req;
         }
 
-        /** On a writer thread: hop to the event loop, once per parking. */
+        /** On a writer thread: hop to the I/O lane, once per parking. */
         private void onAppend()
         {
             if (woken.compareAndSet(false, true))
             {
-                request.executor().execute(() -> attempt(false));
+                onLane(false);
+            }
+        }
+
+        private void onLane(final boolean timedOut)
+        {
+            try
+            {
+                request.io().execute(() -> attempt(timedOut));
+            }
+            catch (final java.util.concurrent.RejectedExecutionException e)
+            {
+                result.completeExceptionally(e); // the broker is closing
             }
         }
 
@@ -123,7 +142,7 @@ final class FetchHandler
             }
             if (timer == null)
             {
-                timer = request.executor().schedule(() -> attempt(true), req.maxWaitMs(), TimeUnit.MILLISECONDS);
+                timer = request.executor().schedule(() -> onLane(true), req.maxWaitMs(), TimeUnit.MILLISECONDS);
             }
             // an append acknowledged between the read and the registration has woken nobody: look once more
             for (final Partition p : partitions)

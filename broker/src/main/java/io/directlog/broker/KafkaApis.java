@@ -12,6 +12,7 @@ import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -23,12 +24,14 @@ import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
 import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
@@ -44,11 +47,14 @@ import io.directlog.broker.topic.TopicRegistry;
 
 /**
  * Routes each request to its implementation, and implements the topic and cluster APIs: ApiVersions, Metadata,
- * CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, DescribeCluster, ListOffsets, InitProducerId.
+ * CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, DescribeCluster, ListOffsets, InitProducerId
+ * (AlterConfigs and IncrementalAlterConfigs in {@link AlterConfigsHandler}).
  * Produce and Fetch live in {@link ProduceHandler} and {@link FetchHandler}, groups in {@link GroupApis}.
  * <p>
- * Requests that change topics run on the broker's admin thread (they write the metadata log and create files);
- * the others run on the connection's event loop.
+ * Requests that change topics run on the broker's admin thread (they write the metadata log and create files).
+ * Produce, Fetch and ListOffsets run on the connection's I/O lane ({@link RequestContext#io()}): an append waits
+ * for room when the engine's writer queue is full, and a read of a cold segment is a pread, and neither may hold
+ * the event loop that serves other connections. The others run on the event loop: they only read memory.
  * <p>
  * Thread-safe.
  */
@@ -60,6 +66,7 @@ final class KafkaApis implements RequestHandler
     private final ProduceHandler produce;
     private final FetchHandler fetch;
     private final GroupApis groups;
+    private final AlterConfigsHandler alterConfigs;
 
     KafkaApis(final BrokerConfig config, final TopicRegistry topics, final Executor admin, final GroupApis groups)
     {
@@ -69,6 +76,7 @@ final class KafkaApis implements RequestHandler
         this.produce = new ProduceHandler(topics);
         this.fetch = new FetchHandler(topics);
         this.groups = groups;
+        this.alterConfigs = new AlterConfigsHandler(topics);
     }
 
     @Override
@@ -79,13 +87,16 @@ final class KafkaApis implements RequestHandler
         {
             case API_VERSIONS -> done(SupportedApis.apiVersionsResponse());
             case METADATA -> metadata(request, (MetadataRequestData)body);
-            case PRODUCE -> produce.handle(request);
+            case PRODUCE -> produce(request, (ProduceRequestData)body);
             case FETCH -> fetch.handle(request);
-            case LIST_OFFSETS -> done(listOffsets(request.version(), (ListOffsetsRequestData)body));
+            case LIST_OFFSETS -> onIo(request, () -> done(listOffsets(request.version(), (ListOffsetsRequestData)body)));
             case CREATE_TOPICS -> onAdmin(() -> createTopics(request.version(), (CreateTopicsRequestData)body));
             case DELETE_TOPICS -> onAdmin(() -> deleteTopics(request.version(), (DeleteTopicsRequestData)body));
             case CREATE_PARTITIONS -> onAdmin(() -> createPartitions((CreatePartitionsRequestData)body));
             case DESCRIBE_CONFIGS -> done(describeConfigs((DescribeConfigsRequestData)body));
+            case ALTER_CONFIGS -> onAdmin(() -> alterConfigs.alter((AlterConfigsRequestData)body));
+            case INCREMENTAL_ALTER_CONFIGS ->
+                onAdmin(() -> alterConfigs.incrementalAlter((IncrementalAlterConfigsRequestData)body));
             case DESCRIBE_CLUSTER -> done(describeCluster());
             case DESCRIBE_TOPIC_PARTITIONS -> done(describeTopicPartitions((DescribeTopicPartitionsRequestData)body));
             case INIT_PRODUCER_ID -> onAdmin(() -> initProducerId((InitProducerIdRequestData)body));
@@ -96,6 +107,29 @@ final class KafkaApis implements RequestHandler
     private static CompletableFuture<ApiMessage> done(final ApiMessage response)
     {
         return CompletableFuture.completedFuture(response);
+    }
+
+    /**
+     * Runs a handler on the connection's I/O lane. Its future completes with the handler's response (for Produce:
+     * once the appends it queued are acknowledged); the lane is free again as soon as the handler returns.
+     */
+    private static CompletableFuture<ApiMessage> onIo(final RequestContext request,
+        final java.util.function.Supplier<CompletableFuture<ApiMessage>> handler)
+    {
+        final CompletableFuture<CompletableFuture<ApiMessage>> started =
+            CompletableFuture.supplyAsync(handler, request.io());
+        return started.thenCompose(f -> f);
+    }
+
+    private CompletableFuture<ApiMessage> produce(final RequestContext request, final ProduceRequestData req)
+    {
+        if (req.acks() == 0)
+        {
+            // no response, and none may be queued: the client does not expect one (it would shift the correlation)
+            request.io().execute(() -> produce.handle(request));
+            return null;
+        }
+        return onIo(request, () -> produce.handle(request));
     }
 
     private interface AdminTask
@@ -366,7 +400,8 @@ final class KafkaApis implements RequestHandler
                 {
                     final TopicConfig tc = t.config();
                     tc.all().forEach((k, v) -> addConfig(r, res, k, v,
-                        tc.explicit().containsKey(k) ? SOURCE_TOPIC : SOURCE_DEFAULT));
+                        tc.explicit().containsKey(k) ? SOURCE_TOPIC : SOURCE_DEFAULT,
+                        TopicConfig.SEGMENT_BYTES.equals(k))); // fixed with the logs at creation
                 }
             }
             else if (res.resourceType() == RESOURCE_BROKER)
@@ -380,7 +415,7 @@ final class KafkaApis implements RequestHandler
                 broker.put("directlog.durability", config.durability().name());
                 broker.put("default.replication.factor", "1");
                 broker.put("offsets.topic.replication.factor", "1");
-                broker.forEach((k, v) -> addConfig(r, res, k, v, SOURCE_STATIC_BROKER));
+                broker.forEach((k, v) -> addConfig(r, res, k, v, SOURCE_STATIC_BROKER, true));
             }
             else
             {
@@ -394,12 +429,12 @@ final class KafkaApis implements RequestHandler
 
     private static void addConfig(final DescribeConfigsResponseData.DescribeConfigsResult r,
         final DescribeConfigsRequestData.DescribeConfigsResource res, final String name, final String value,
-        final byte source)
+        final byte source, final boolean readOnly)
     {
         if (res.configurationKeys() == null || res.configurationKeys().contains(name))
         {
             r.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult()
-                .setName(name).setValue(value).setReadOnly(true).setConfigSource(source).setIsSensitive(false));
+                .setName(name).setValue(value).setReadOnly(readOnly).setConfigSource(source).setIsSensitive(false));
         }
     }
 

@@ -45,6 +45,8 @@ public final class KafkaBroker implements AutoCloseable
     private final TopicRegistry topics;
     private final GroupCoordinator groups;
     private final ExecutorService admin;
+    /** Kafka's request-handler pool: appends and disk reads, off the event loops (each connection a lane on it). */
+    private final ExecutorService ioPool;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final Channel serverChannel;
@@ -58,15 +60,17 @@ public final class KafkaBroker implements AutoCloseable
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         // the store's default log settings are the broker's topic defaults; a partition log carries its topic's own
         // settings in its log.config (persisted by store.log(name, config)), so the engine opens it with them
-        this.store = LogStore.open(StoreConfig.builder(config.directory()).memoryBudget(config.memoryBudget())
+        this.store = LogStore.open(config.storeOptions().apply(StoreConfig.builder(config.directory())
+            .memoryBudget(config.memoryBudget())
             .meterRegistry(registry)
             .defaultLogConfig(LogConfig.builder().segmentSize(config.segmentBytes()).durability(config.durability())
-                .build())
+                .build()))
             .build());
         boolean started = false;
         TopicRegistry t = null;
         GroupCoordinator g = null;
         ExecutorService a = null;
+        ExecutorService ioPool = null;
         EventLoopGroup boss = null;
         EventLoopGroup workers = null;
         MetricsEndpoint endpoint = null;
@@ -80,6 +84,8 @@ public final class KafkaBroker implements AutoCloseable
                 th.setDaemon(true);
                 return th;
             });
+            ioPool = newIoPool(config.ioThreads());
+            final ExecutorService io = ioPool;
             final int[] boundPort = {-1};
             final GroupApis groupApis = new GroupApis(g, config.nodeId(), config.host(), () -> boundPort[0]);
             final KafkaApis apis = new KafkaApis(config, t, a, groupApis);
@@ -103,7 +109,7 @@ public final class KafkaBroker implements AutoCloseable
                         c.pipeline()
                             .addLast("frames", new LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4))
                             .addLast("length", new LengthFieldPrepender(4))
-                            .addLast("kafka", new KafkaConnection(apis, requestMetrics));
+                            .addLast("kafka", new KafkaConnection(apis, requestMetrics, io));
                     }
                 })
                 .bind(config.host(), config.port()).sync().channel();
@@ -125,6 +131,7 @@ public final class KafkaBroker implements AutoCloseable
             this.topics = t;
             this.groups = g;
             this.admin = a;
+            this.ioPool = io;
             this.bossGroup = boss;
             this.workerGroup = workers;
             this.serverChannel = ch;
@@ -147,13 +154,39 @@ public final class KafkaBroker implements AutoCloseable
                 {
                     a.shutdownNow();
                 }
+                if (ioPool != null)
+                {
+                    ioPool.shutdownNow();
+                }
                 if (g != null)
                 {
                     g.close();
                 }
-                store.close();
+                try
+                {
+                    store.close();
+                }
+                catch (final RuntimeException closeFailed)
+                {
+                    // the start's own failure is what propagates; each log whose close failed logged a WARNING
+                }
             }
         }
+    }
+
+    /**
+     * A fixed pool whose queue is unbounded in type but bounded in fact: each connection queues at most one task at
+     * a time ({@link io.directlog.broker.network.OrderedExecutor}).
+     */
+    private static ExecutorService newIoPool(final int threads)
+    {
+        final java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+        return Executors.newFixedThreadPool(threads, r ->
+        {
+            final Thread th = new Thread(r, "directlog-broker-io-" + n.incrementAndGet());
+            th.setDaemon(true);
+            return th;
+        });
     }
 
     /**
@@ -225,9 +258,12 @@ public final class KafkaBroker implements AutoCloseable
         serverChannel.close().syncUninterruptibly();
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        ioPool.shutdown();
         admin.shutdown();
         try
         {
+            // appends already handed to the engine finish (or time out) before the logs close
+            ioPool.awaitTermination(10, TimeUnit.SECONDS);
             admin.awaitTermination(10, TimeUnit.SECONDS);
         }
         catch (final InterruptedException e)
@@ -236,7 +272,13 @@ public final class KafkaBroker implements AutoCloseable
         }
         groups.close();
         topics.close();
-        store.close();
-        registry.close();
+        try
+        {
+            store.close(); // throws, after closing everything, when a log could not record a clean shutdown
+        }
+        finally
+        {
+            registry.close();
+        }
     }
 }

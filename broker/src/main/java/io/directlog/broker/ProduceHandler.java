@@ -24,7 +24,7 @@ import io.directlog.broker.topic.TopicRegistry;
  * (the client expects no response; a stray one would shift its correlation). With one node, acks=1 and acks=all
  * are the same.
  * <p>
- * Thread-safe; runs on the connection's event loop.
+ * Thread-safe; runs on the connection's I/O lane (an append may wait for room in a full writer queue).
  */
 final class ProduceHandler
 {

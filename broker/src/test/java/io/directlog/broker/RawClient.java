@@ -30,6 +30,12 @@ final class RawClient implements AutoCloseable
         in = new DataInputStream(socket.getInputStream());
     }
 
+    /** @param timeout how long a read may wait before it fails with SocketTimeoutException. */
+    void readTimeout(final java.time.Duration timeout) throws IOException
+    {
+        socket.setSoTimeout((int)timeout.toMillis());
+    }
+
     RequestHeader send(final ApiMessage request, final short version) throws IOException
     {
         final RequestHeader header = new RequestHeader(ApiKeys.forId(request.apiKey()), version, "raw-test",

@@ -139,8 +139,17 @@ class VersionSweepTest
                         .setSessionTimeoutMs(10_000).setRebalanceTimeoutMs(10_000).setProtocolType("consumer");
                 join.protocols().add(new org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProtocol()
                     .setName("range").setMetadata(new byte[] {1, 2}));
-                final org.apache.kafka.common.message.JoinGroupResponseData jr =
+                org.apache.kafka.common.message.JoinGroupResponseData jr =
                     ((org.apache.kafka.common.requests.JoinGroupResponse)c.call(join, v)).data();
+                if (v >= 4)
+                {
+                    // KIP-394: the first join gets MEMBER_ID_REQUIRED and the id to join with, as from Kafka 2.2
+                    assertEquals(org.apache.kafka.common.protocol.Errors.MEMBER_ID_REQUIRED.code(), jr.errorCode(),
+                        "JoinGroup v" + v);
+                    assertEquals(false, jr.memberId().isEmpty(), "JoinGroup v" + v);
+                    jr = ((org.apache.kafka.common.requests.JoinGroupResponse)c.call(join.setMemberId(jr.memberId()),
+                        v)).data();
+                }
                 assertEquals(0, jr.errorCode(), "JoinGroup v" + v);
                 assertEquals("range", jr.protocolName(), "JoinGroup v" + v);
                 assertEquals(jr.memberId(), jr.leader(), "JoinGroup v" + v);

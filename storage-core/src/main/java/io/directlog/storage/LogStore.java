@@ -94,6 +94,9 @@ public interface LogStore extends AutoCloseable
      *
      * @throws IllegalStateException when called on a writer thread (inside an append callback): closing waits for
      *                               the writer threads.
+     * @throws StorageException      when the close of one or more logs failed (they could not record a clean
+     *                               shutdown, so the next open recovers them as after a crash). Thrown after
+     *                               everything else is closed, the store included; its message names those logs.
      */
     @Override
     void close();

@@ -4,8 +4,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.agrona.BitUtil;
 
 /**
  * Store-wide settings: the directory, the one memory budget shared by every log's cache pages, the writer
@@ -331,7 +332,7 @@ public final class StoreConfig
             {
                 throw new IllegalArgumentException("appendTimeout=" + appendTimeout + " must not be negative");
             }
-            if (writerQueueBytes < (64 << 10) || Integer.bitCount(writerQueueBytes) != 1 || writerQueueBytes > (1 << 30))
+            if (writerQueueBytes < (64 << 10) || !BitUtil.isPowerOfTwo(writerQueueBytes) || writerQueueBytes > (1 << 30))
             {
                 throw new IllegalArgumentException("writerQueueBytes=" + writerQueueBytes +
                     " must be a power of two from 65536 to 1073741824");

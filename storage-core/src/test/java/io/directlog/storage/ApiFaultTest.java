@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Bad API input (issue 5 part 6, reliability.md A1-A14): each case gets its typed exception and leaves the log
+ * Bad API input: each case gets its typed exception and leaves the log
  * unchanged, verified by reading it back; plus the model-based random API test ({@link ApiModelRun}). Ends with
  * one {@code FAULT-SUMMARY category=api} line.
  */
@@ -64,8 +64,8 @@ class ApiFaultTest
 
     static StoreConfig config(final Path dir, final Durability durability)
     {
-        return StoreConfig.builder(dir).memoryBudget(64L << 20).writerThreads(2).appendTimeout(Duration.ofSeconds(5))
-            .defaultLogConfig(LogConfig.builder().segmentSize(SEGMENT).durability(durability).build()).build();
+        return TestStores.store(dir, TestStores.log(durability).build()).writerThreads(2)
+            .appendTimeout(Duration.ofSeconds(5)).build();
     }
 
     /** What a log held before a bad input: every record's offset, count and bytes. */
@@ -136,10 +136,10 @@ class ApiFaultTest
         return log;
     }
 
-    // ---------------------------------------------------------------- A1-A4: records
+    // ---------------------------------------------------------------- records
 
     @Test
-    void a1OversizedRecordsAreRejectedSynchronouslyByEveryAppendVariant() throws Exception
+    void oversizedRecordsAreRejectedSynchronouslyByEveryAppendVariant() throws Exception
     {
         try (LogStore store = LogStore.open(config(TestDirs.create("a1"), Durability.DIRECT)))
         {
@@ -167,7 +167,7 @@ class ApiFaultTest
     }
 
     @Test
-    void a2NullRecordsAndArgumentsFailFastWithNullPointerException() throws Exception
+    void nullRecordsAndArgumentsFailFastWithNullPointerException() throws Exception
     {
         try (LogStore store = LogStore.open(config(TestDirs.create("a2"), Durability.DIRECT)))
         {
@@ -188,7 +188,7 @@ class ApiFaultTest
     }
 
     @Test
-    void a3ZeroLengthRecordsAreAcceptedReadAndRecovered() throws Exception
+    void zeroLengthRecordsAreAcceptedReadAndRecovered() throws Exception
     {
         final Path dir = TestDirs.create("a3");
         final List<Long> offsets = new ArrayList<>();
@@ -218,7 +218,7 @@ class ApiFaultTest
     }
 
     @Test
-    void a4AnInvalidBatchIsRejectedWholeAndNothingIsWritten() throws Exception
+    void anInvalidBatchIsRejectedWholeAndNothingIsWritten() throws Exception
     {
         try (LogStore store = LogStore.open(config(TestDirs.create("a4"), Durability.DIRECT)))
         {
@@ -240,10 +240,10 @@ class ApiFaultTest
         }
     }
 
-    // ---------------------------------------------------------------- A5-A8: offsets
+    // ---------------------------------------------------------------- offsets
 
     @Test
-    void a5ReadBelowTheStartGivesOffsetOutOfRangeWithTheValidRange() throws Exception
+    void readBelowTheStartGivesOffsetOutOfRangeWithTheValidRange() throws Exception
     {
         final LogConfig lc = LogConfig.builder().segmentSize(SEGMENT).durability(Durability.DIRECT)
             .retentionBytes(2L * SEGMENT).syncInterval(Duration.ofMillis(50)).build();
@@ -266,7 +266,7 @@ class ApiFaultTest
     }
 
     @Test
-    void a6ReadAtTheEndIsEmptyNotAnError() throws Exception
+    void readAtTheEndIsEmptyNotAnError() throws Exception
     {
         try (LogStore store = LogStore.open(config(TestDirs.create("a6"), Durability.DIRECT)))
         {
@@ -299,7 +299,7 @@ class ApiFaultTest
     }
 
     @Test
-    void a7ReadPastTheEndOrNegativeIsRejectedWithItsTypedException() throws Exception
+    void readPastTheEndOrNegativeIsRejectedWithItsTypedException() throws Exception
     {
         try (LogStore store = LogStore.open(config(TestDirs.create("a7"), Durability.DIRECT)))
         {
@@ -331,7 +331,7 @@ class ApiFaultTest
     }
 
     @Test
-    void a8AnOffsetInsideABatchReadsTheWholeBatchNeverAMisparse() throws Exception
+    void anOffsetInsideABatchReadsTheWholeBatchNeverAMisparse() throws Exception
     {
         try (LogStore store = LogStore.open(config(TestDirs.create("a8"), Durability.DIRECT)))
         {
@@ -362,10 +362,10 @@ class ApiFaultTest
         }
     }
 
-    // ---------------------------------------------------------------- A9-A12: lifecycle
+    // ---------------------------------------------------------------- lifecycle
 
     @Test
-    void a9EveryOperationAfterCloseGivesLogClosedException() throws Exception
+    void everyOperationAfterCloseGivesLogClosedException() throws Exception
     {
         final Path dir = TestDirs.create("a9");
         final LogStore store = LogStore.open(config(dir, Durability.DIRECT));
@@ -419,7 +419,7 @@ class ApiFaultTest
     }
 
     @Test
-    void a10ConcurrentCloseCompletesEveryAppendAsDurableOrClosed() throws Exception
+    void concurrentCloseCompletesEveryAppendAsDurableOrClosed() throws Exception
     {
         final SplittableRandom random = new SplittableRandom(SEED);
         final List<Throwable> logFull = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -435,7 +435,7 @@ class ApiFaultTest
     }
 
     @Test
-    void a10AppendsRacingLogCloseAreAllCompletedAndTheWriterSurvives() throws Exception
+    void appendsRacingLogCloseAreAllCompletedAndTheWriterSurvives() throws Exception
     {
         final AtomicReference<Throwable> writerDeath = new AtomicReference<>();
         final Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
@@ -600,11 +600,11 @@ class ApiFaultTest
         {
             Thread.onSpinWait();
         }
-        final boolean writerDied = pending.get() > 0; // the engine bug of a10AppendsRacingLogClose...
+        final boolean writerDied = pending.get() > 0; // the engine bug of appendsRacingLogClose...
         if (writerDied)
         {
             logFull.add(new IllegalStateException("round " + round + " (seed " + seed + "): " + pending.get() +
-                " appends never completed: the writer thread died (see a10AppendsRacingLogClose)"));
+                " appends never completed: the writer thread died (see appendsRacingLogClose)"));
         }
         store.close();
         assertEquals(List.of(), unexpected, "round " + round + " (seed " + seed + ")");
@@ -640,7 +640,7 @@ class ApiFaultTest
     }
 
     @Test
-    void a10ClosingAFailedLogWhileTheSyncerIsInFdatasyncDoesNotCrashTheJvm() throws Exception
+    void closingAFailedLogWhileTheSyncerIsInFdatasyncDoesNotCrashTheJvm() throws Exception
     {
         final Path work = TestDirs.create("a10-sync-child");
         final ApiChildMain.Result child = ApiChildMain.run(work, "close-during-sync", work.resolve("store").toString());
@@ -658,7 +658,7 @@ class ApiFaultTest
     }
 
     @Test
-    void a11InterruptedCallersGetInterruptedExceptionAndTheSharedFilesStayOpen() throws Exception
+    void interruptedCallersGetInterruptedExceptionAndTheSharedFilesStayOpen() throws Exception
     {
         final Path dir = TestDirs.create("a11");
         try (LogStore store = LogStore.open(config(dir, Durability.DIRECT)))
@@ -733,7 +733,7 @@ class ApiFaultTest
     }
 
     @Test
-    void a11CloseOnAnInterruptedThreadStillClosesCleanly() throws Exception
+    void closeOnAnInterruptedThreadStillClosesCleanly() throws Exception
     {
         final Path dir = TestDirs.create("a11-close");
         final ErrorInjectingBlockIo io = IoErrorFaultTest.injecting(SEED);
@@ -779,7 +779,7 @@ class ApiFaultTest
     }
 
     @Test
-    void a11OpenOnAnInterruptedThreadFailsCleanlyOrOpens() throws Exception
+    void openOnAnInterruptedThreadFailsCleanlyOrOpens() throws Exception
     {
         final Path dir = TestDirs.create("a11-open");
         final AtomicReference<Throwable> error = new AtomicReference<>();
@@ -807,7 +807,7 @@ class ApiFaultTest
     }
 
     @Test
-    void a12AppendsAfterFailStopGetTheStickyLogFailedException() throws Exception
+    void appendsAfterFailStopGetTheStickyLogFailedException() throws Exception
     {
         final ErrorInjectingBlockIo io = IoErrorFaultTest.injecting(SEED);
         try (LogStore store = LogStore.open(StoreConfig.builder(TestDirs.create("a12")).memoryBudget(64L << 20)
@@ -842,10 +842,10 @@ class ApiFaultTest
         CASES.incrementAndGet();
     }
 
-    // ---------------------------------------------------------------- A13-A14: the directory and the settings
+    // ---------------------------------------------------------------- the directory and the settings
 
     @Test
-    void a13ASecondStoreOnTheSameDirectoryIsRefusedInThisProcessAndAnother() throws Exception
+    void aSecondStoreOnTheSameDirectoryIsRefusedInThisProcessAndAnother() throws Exception
     {
         final Path dir = TestDirs.create("a13");
         final Path work = TestDirs.create("a13-child");
@@ -871,7 +871,7 @@ class ApiFaultTest
     }
 
     @Test
-    void a14InvalidConfigurationIsRejectedWithAMessageNamingTheValue() throws Exception
+    void invalidConfigurationIsRejectedWithAMessageNamingTheValue() throws Exception
     {
         final Path dir = TestDirs.create("a14");
         final Map<String, org.junit.jupiter.api.function.Executable> invalid = new java.util.LinkedHashMap<>();

@@ -192,8 +192,8 @@ final class ApiModelRun
 
     private static StoreConfig config(final Path dir)
     {
-        return StoreConfig.builder(dir).memoryBudget(48L << 20).writerThreads(1).appendTimeout(Duration.ofSeconds(10))
-            .defaultLogConfig(LogConfig.builder().segmentSize(SEGMENT).durability(Durability.MEMORY).build()).build();
+        return TestStores.store(dir, TestStores.log(Durability.MEMORY).build()).memoryBudget(48L << 20)
+            .appendTimeout(Duration.ofSeconds(10)).build();
     }
 
     /** Opening and closing on an interrupted thread are cases of their own (ApiFaultTest a11): none here. */

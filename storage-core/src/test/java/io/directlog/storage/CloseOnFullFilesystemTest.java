@@ -33,9 +33,8 @@ class CloseOnFullFilesystemTest
 {
     private static StoreConfig config(final Path dir, final ErrorInjectingBlockIo io)
     {
-        return StoreConfig.builder(dir).memoryBudget(16L << 20).writerThreads(1).blockIo(io)
-            .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).syncInterval(Duration.ofHours(1)).build())
-            .build();
+        return TestStores.store(dir, TestStores.log().syncInterval(Duration.ofHours(1)).build())
+            .memoryBudget(16L << 20).blockIo(io).build();
     }
 
     private static List<String> warnings(final Runnable action)
@@ -118,6 +117,32 @@ class CloseOnFullFilesystemTest
             final Log reopened = again.log("a");
             assertEquals(50, reopened.endOffset());
             assertTrue(!reopened.recoveryReport().cleanShutdown());
+        }
+    }
+
+    @Test
+    void aStoreCloseClosesEverythingThenThrowsNamingTheLogsWhoseCloseFailed() throws Exception
+    {
+        final Path dir = TestDirs.create("close-store-eio");
+        final ErrorInjectingBlockIo io = new ErrorInjectingBlockIo(new NativeBlockIo(4096), 1);
+        final LogStore store = LogStore.open(config(dir, io));
+        RecoveryTest.append(store.log("a"), 0, 50);
+        RecoveryTest.append(store.log("b"), 0, 30);
+        io.failFrom(ErrorInjectingBlockIo.Op.WRITE, Errno.EIO, ErrorInjectingBlockIo.under(dir.resolve("a"),
+            "checkpoint"));
+        final StorageException thrown = assertThrows(StorageException.class, store::close);
+        assertTrue(thrown.getMessage().contains("[a]"), "names the log that failed: " + thrown.getMessage());
+        store.close(); // closed all the same: a second close has nothing left to do
+        assertThrows(LogClosedException.class, () -> store.log("b"));
+        // the store's lock was released and the healthy log's clean shutdown recorded despite the failure
+        try (LogStore again = LogStore.open(RecoveryTest.config(dir, RecoveryMode.TOLERATE_TORN_TAIL)))
+        {
+            final Log a = again.log("a");
+            assertEquals(50, a.endOffset());
+            assertTrue(!a.recoveryReport().cleanShutdown(), a.recoveryReport().toString());
+            final Log b = again.log("b");
+            assertEquals(30, b.endOffset());
+            assertTrue(b.recoveryReport().cleanShutdown(), b.recoveryReport().toString());
         }
     }
 }

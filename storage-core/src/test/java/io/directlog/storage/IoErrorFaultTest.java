@@ -25,7 +25,7 @@ import java.util.function.Consumer;
 import io.directlog.nativeio.DirectIoProbe;
 import io.directlog.nativeio.Errno;
 import io.directlog.nativeio.NativeIo;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.io.ErrorInjectingBlockIo;
 import io.directlog.storage.io.ErrorInjectingBlockIo.Injection;
 import io.directlog.storage.io.ErrorInjectingBlockIo.Op;

@@ -24,7 +24,7 @@ class LogConfigPersistenceTest
 
     private static StoreConfig config(final Path dir)
     {
-        return StoreConfig.builder(dir).memoryBudget(16L << 20).writerThreads(1).defaultLogConfig(DEFAULT).build();
+        return TestStores.store(dir, DEFAULT).memoryBudget(16L << 20).build();
     }
 
     @Test

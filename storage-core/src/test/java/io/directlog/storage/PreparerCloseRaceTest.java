@@ -14,11 +14,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.io.DelegatingBlockFile;
 import io.directlog.storage.io.DelegatingBlockIo;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.io.NativeBlockIo;
 
 /**

@@ -100,8 +100,8 @@ class ReadAheadTest
 
     private static StoreConfig config(final Path dir, final long readAhead)
     {
-        return StoreConfig.builder(dir).memoryBudget(16L * SEGMENT).writerThreads(1).readAheadBytes(readAhead)
-            .defaultLogConfig(LogConfig.builder().segmentSize(SEGMENT).durability(Durability.MEMORY).build()).build();
+        return TestStores.store(dir, TestStores.log(Durability.MEMORY).build()).memoryBudget(16L * SEGMENT)
+            .readAheadBytes(readAhead).build();
     }
 
     private static Path fill(final String name) throws Exception

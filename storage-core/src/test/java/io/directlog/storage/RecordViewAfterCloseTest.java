@@ -27,8 +27,7 @@ class RecordViewAfterCloseTest
 {
     private static StoreConfig config(final Path dir)
     {
-        return StoreConfig.builder(dir).memoryBudget(16L << 20).writerThreads(1)
-            .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).build()).build();
+        return TestStores.store(dir).memoryBudget(16L << 20).build();
     }
 
     @Test

@@ -27,19 +27,14 @@ class RecoveryTest
 
     static StoreConfig config(final Path dir, final RecoveryMode mode)
     {
-        return StoreConfig.builder(dir).memoryBudget(32L << 20).writerThreads(1).recoveryMode(mode)
-            .defaultLogConfig(LogConfig.builder().segmentSize(SEGMENT).syncInterval(Duration.ofMillis(20)).build())
-            .build();
+        return TestStores.store(dir, TestStores.log().syncInterval(Duration.ofMillis(20)).build())
+            .memoryBudget(32L << 20).recoveryMode(mode).build();
     }
 
+    /** 100 to 399 bytes, the same for the same offset, which it carries in its first 8 bytes. */
     static byte[] payload(final long offset)
     {
-        final byte[] b = new byte[100 + (int)(offset % 300)];
-        for (int i = 0; i < b.length; i++)
-        {
-            b[i] = (byte)(offset * 31 + i);
-        }
-        return b;
+        return TestStores.payload(0, offset, 100 + (int)(offset % 300));
     }
 
     static void append(final Log log, final long from, final long to)

@@ -31,8 +31,8 @@ class RecycledSegmentTest
 
     private static StoreConfig config(final Path dir, final RecoveryMode mode, final boolean zeroRecycled)
     {
-        return StoreConfig.builder(dir).memoryBudget(32L << 20).writerThreads(1).recoveryMode(mode)
-            .defaultLogConfig(logConfig(zeroRecycled, Duration.ofMillis(20))).build();
+        return TestStores.store(dir, logConfig(zeroRecycled, Duration.ofMillis(20))).memoryBudget(32L << 20)
+            .recoveryMode(mode).build();
     }
 
     private static LogConfig logConfig(final boolean zeroRecycled, final Duration syncInterval)

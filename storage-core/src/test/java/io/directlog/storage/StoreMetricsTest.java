@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -42,7 +42,7 @@ class StoreMetricsTest
             assertEquals(500 * 4000, registry.get("directlog.appended.bytes").functionCounter().count());
             final double flushes = registry.get("directlog.flushes").functionCounter().count();
             assertTrue(flushes > 0 && flushes <= 500, "flushes " + flushes);
-            final FunctionTimer latency = registry.get("directlog.flush.latency").functionTimer();
+            final Timer latency = registry.get("directlog.flush.latency").timer();
             assertEquals(flushes, latency.count(), "one timing per flush");
             assertTrue(latency.totalTime(TimeUnit.NANOSECONDS) > 0);
             assertEquals(stats.flushNanos() / 1e3 / stats.flushes(), stats.meanFlushMicros(), 1e-6);
@@ -60,7 +60,7 @@ class StoreMetricsTest
             assertNotNull(registry.find("directlog.writer.queue.bytes").gauge());
             assertNotNull(registry.find("directlog.cache.hit.ratio").gauge());
         }
-        assertNull(registry.find("directlog.flush.latency").functionTimer(), "meters removed when the store closes");
+        assertNull(registry.find("directlog.flush.latency").timer(), "meters removed when the store closes");
         assertNull(registry.find("directlog.appends").functionCounter());
     }
 
@@ -120,7 +120,7 @@ class StoreMetricsTest
             assertEquals(0, registry.get("directlog.log.start.offset").tag("log", "orders").gauge().value());
             assertEquals(3, registry.get("directlog.log.appends").tag("log", "orders").functionCounter().count());
             assertEquals(300, registry.get("directlog.log.appended.bytes").tag("log", "orders").functionCounter().count());
-            assertTrue(registry.get("directlog.log.flush.latency").tag("log", "orders").functionTimer().count() >= 1);
+            assertTrue(registry.get("directlog.log.flush.latency").tag("log", "orders").timer().count() >= 1);
             assertTrue(store.deleteLog("orders"));
             while (registry.find("directlog.log.end.offset").tag("log", "orders").gauge() != null)
             {

@@ -86,14 +86,7 @@ public final class AlignedMemory implements AutoCloseable
         NativeIo.ensureAvailable();
         if (size >= MMAP_THRESHOLD && alignment <= PAGE)
         {
-            final long at = LibC.mmap(0L, size, LibC.PROT_READ | LibC.PROT_WRITE, LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS,
-                -1, 0L);
-            if (at == LibC.MAP_FAILED)
-            {
-                throw new NativeMemoryException("mmap(anonymous, size=" + size + ") failed",
-                    com.sun.jna.Native.getLastError());
-            }
-            return new AlignedMemory(at, size, alignment, true); // anonymous pages read as zero: no memset
+            return map(size, alignment);
         }
         final long[] out = new long[1];
         final int rc = LibC.posix_memalign(out, alignment, size);
@@ -105,6 +98,46 @@ public final class AlignedMemory implements AutoCloseable
         // posix_memalign does not zero; a page-cache page or I/O buffer must not expose old heap bytes.
         LibC.memset(out[0], 0, size);
         return new AlignedMemory(out[0], size, alignment, false);
+    }
+
+    /**
+     * Allocates an anonymous private mapping whatever its size: zero, and not resident until written, so that its
+     * resident memory is what its owner wrote. A growing write page needs this at any segment size; below
+     * {@link #MMAP_THRESHOLD} {@link #allocate} would take memory from posix_memalign and memset all of it (and
+     * malloc keeps freed blocks for reuse instead of giving them back, so a store closed and opened again would
+     * hold both generations of pages).
+     *
+     * @param size      bytes; positive and a multiple of 4096.
+     * @param alignment a power of two from 8 to 4096 (the mapping is page-aligned).
+     * @return the block.
+     * @throws IllegalArgumentException      naming the bad value.
+     * @throws NativeMemoryException         if mmap fails.
+     * @throws UnsupportedOperationException if native I/O is unavailable.
+     */
+    public static AlignedMemory allocateMapped(final long size, final int alignment)
+    {
+        if (alignment < 8 || alignment > PAGE || Integer.bitCount(alignment) != 1)
+        {
+            throw new IllegalArgumentException("alignment must be a power of two from 8 to " + PAGE + ": " + alignment);
+        }
+        if (size <= 0 || (size & (PAGE - 1)) != 0)
+        {
+            throw new IllegalArgumentException("size must be a positive multiple of " + PAGE + ": " + size);
+        }
+        NativeIo.ensureAvailable();
+        return map(size, alignment);
+    }
+
+    private static AlignedMemory map(final long size, final int alignment)
+    {
+        final long at = LibC.mmap(0L, size, LibC.PROT_READ | LibC.PROT_WRITE, LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS,
+            -1, 0L);
+        if (at == LibC.MAP_FAILED)
+        {
+            throw new NativeMemoryException("mmap(anonymous, size=" + size + ") failed",
+                com.sun.jna.Native.getLastError());
+        }
+        return new AlignedMemory(at, size, alignment, true); // anonymous pages read as zero: no memset
     }
 
     /**
@@ -170,6 +203,54 @@ public final class AlignedMemory implements AutoCloseable
     {
         checkOpen();
         LibC.memset(address, 0, size);
+    }
+
+    /**
+     * Zeroes a range and, in a block that is an anonymous mapping, gives its physical memory back to the kernel
+     * ({@code madvise(MADV_DONTNEED)}): the range reads as zero again and costs no resident memory until it is
+     * written. So a large block that was written only up to some point is zeroed by discarding what was written,
+     * which is both cheaper than memset and leaves the block's resident size at zero. A small block (from
+     * posix_memalign) is zeroed with memset.
+     *
+     * @param offset the first byte; a multiple of 4096.
+     * @param length bytes; a multiple of 4096, within the block.
+     * @throws IllegalArgumentException naming a bad offset or length.
+     * @throws NativeMemoryException    if madvise fails.
+     * @throws IllegalStateException    after close.
+     */
+    public void discard(final long offset, final long length)
+    {
+        checkOpen();
+        if (offset < 0 || length < 0 || offset > size - length)
+        {
+            throw new IllegalArgumentException("range [" + offset + ", +" + length + ") is outside the block of " +
+                size + " bytes");
+        }
+        if ((offset & (PAGE - 1)) != 0 || (length & (PAGE - 1)) != 0)
+        {
+            throw new IllegalArgumentException("offset " + offset + " and length " + length +
+                " must be multiples of " + PAGE);
+        }
+        if (length == 0)
+        {
+            return;
+        }
+        if (!mapped)
+        {
+            LibC.memset(address + offset, 0, length);
+            return;
+        }
+        if (LibC.madvise(address + offset, length, LibC.MADV_DONTNEED) != 0)
+        {
+            throw new NativeMemoryException("madvise(MADV_DONTNEED, offset=" + offset + ", length=" + length +
+                ") failed", com.sun.jna.Native.getLastError());
+        }
+    }
+
+    /** @return true when the block is an anonymous mapping: untouched bytes cost no resident memory. */
+    public boolean isMapped()
+    {
+        return mapped;
     }
 
     /**

@@ -153,4 +153,114 @@ class AlignedMemoryTest
             assertTrue(memory.isClosed());
         }
     }
+
+    @Test
+    void discardZeroesTheRangeAndLeavesTheRestOfAMappedBlock()
+    {
+        try (AlignedMemory memory = AlignedMemory.allocate(4L << 20, 4096))
+        {
+            assertTrue(memory.isMapped());
+            memory.buffer().setMemory(0, 4 << 20, (byte)7);
+
+            memory.discard(4096, 2L << 20);
+
+            assertEquals(7, memory.buffer().getByte(4095));
+            for (int i = 4096; i < 4096 + (2 << 20); i += 512)
+            {
+                assertEquals(0, memory.buffer().getByte(i), "byte " + i);
+            }
+            assertEquals(7, memory.buffer().getByte(4096 + (2 << 20)));
+            memory.buffer().putByte(8192, (byte)9); // a discarded range is writable again
+            assertEquals(9, memory.buffer().getByte(8192));
+        }
+    }
+
+    @Test
+    void discardGivesAMappedBlocksMemoryBackToTheKernel() throws Exception
+    {
+        final int size = 64 << 20;
+        try (AlignedMemory memory = AlignedMemory.allocate(size, 4096))
+        {
+            memory.buffer().setMemory(0, size, (byte)1);
+            final long touched = residentBytes();
+
+            memory.discard(0, size);
+
+            final long after = residentBytes();
+            assertTrue(touched - after >= size / 2, "resident " + touched + " -> " + after +
+                " after discarding 64 MiB that were written");
+        }
+    }
+
+    @Test
+    void discardOfASmallBlockZeroesIt()
+    {
+        try (AlignedMemory memory = AlignedMemory.allocate(16384, 4096))
+        {
+            assertFalse(memory.isMapped());
+            memory.buffer().setMemory(0, 16384, (byte)3);
+            memory.discard(4096, 8192);
+            assertEquals(3, memory.buffer().getByte(4095));
+            assertEquals(0, memory.buffer().getByte(4096));
+            assertEquals(0, memory.buffer().getByte(12287));
+            assertEquals(3, memory.buffer().getByte(12288));
+        }
+    }
+
+    @Test
+    void discardRejectsRangesOutsideTheBlockOrOffThePageGrid()
+    {
+        try (AlignedMemory memory = AlignedMemory.allocate(4L << 20, 4096))
+        {
+            assertThrows(IllegalArgumentException.class, () -> memory.discard(0, 8L << 20));
+            assertThrows(IllegalArgumentException.class, () -> memory.discard(-4096, 4096));
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> memory.discard(100, 4096))
+                .getMessage().contains("multiples of 4096"));
+            assertThrows(IllegalArgumentException.class, () -> memory.discard(4096, 100));
+        }
+    }
+
+    @Test
+    void aSmallMappedBlockIsAMappingThatCostsNothingUntilWritten() throws Exception
+    {
+        final long before = residentBytes();
+        final AlignedMemory[] blocks = new AlignedMemory[256];
+        try
+        {
+            for (int i = 0; i < blocks.length; i++)
+            {
+                blocks[i] = AlignedMemory.allocateMapped(256 << 10, 4096); // 64 MiB in all, below MMAP_THRESHOLD each
+                assertTrue(blocks[i].isMapped());
+                assertEquals(0, blocks[i].address() % 4096);
+                assertEquals(0, blocks[i].buffer().getByte((256 << 10) - 1), "reads as zero");
+            }
+            final long after = residentBytes();
+            assertTrue(after - before < 32 << 20, "64 MiB of untouched mappings made " + (after - before) +
+                " bytes resident");
+        }
+        finally
+        {
+            for (final AlignedMemory b : blocks)
+            {
+                if (b != null)
+                {
+                    b.close();
+                }
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> AlignedMemory.allocateMapped(1000, 4096));
+        assertThrows(IllegalArgumentException.class, () -> AlignedMemory.allocateMapped(4096, 8192));
+    }
+
+    private static long residentBytes() throws java.io.IOException
+    {
+        for (final String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status")))
+        {
+            if (line.startsWith("VmRSS:"))
+            {
+                return Long.parseLong(line.substring(6).trim().split("\\s+")[0]) * 1024;
+            }
+        }
+        throw new IllegalStateException("no VmRSS in /proc/self/status");
+    }
 }

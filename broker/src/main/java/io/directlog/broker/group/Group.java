@@ -39,6 +39,11 @@ final class Group
     String leaderId;
     final LinkedHashMap<String, Member> members = new LinkedHashMap<>();
     final Map<String, String> staticMembers = new HashMap<>();
+    /**
+     * Member ids handed out with MEMBER_ID_REQUIRED (KIP-394) and not yet used to join, to the deadline of their
+     * first join (the session timeout asked for); only a join with one of these ids may add a dynamic member.
+     */
+    final Map<String, Long> pendingMembers = new HashMap<>();
     final Map<TopicPartition, OffsetLog.Commit> offsets = new HashMap<>();
     ScheduledFuture<?> joinTimer;
     /** True while a new group waits group.initial.rebalance.delay.ms for more members. */
@@ -52,6 +57,21 @@ final class Group
     boolean hasMembers()
     {
         return !members.isEmpty();
+    }
+
+    /**
+     * @param instanceId a request's group.instance.id, or null.
+     * @param memberId   the request's member id.
+     * @return true when the instance id belongs to another member id now (KIP-345: the old member is fenced).
+     */
+    boolean isFenced(final String instanceId, final String memberId)
+    {
+        if (instanceId == null)
+        {
+            return false;
+        }
+        final String current = staticMembers.get(instanceId);
+        return current != null && !current.equals(memberId);
     }
 
     int rebalanceTimeoutMs()

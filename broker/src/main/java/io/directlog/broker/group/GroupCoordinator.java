@@ -42,10 +42,20 @@ import io.directlog.storage.LogStore;
  * CompletingRebalance for the leader's SyncGroup, whose assignment answers the parked SyncGroups. Heartbeats during
  * PreparingRebalance answer REBALANCE_IN_PROGRESS, which makes members rejoin.
  * <p>
- * Simplifications against Kafka: no MEMBER_ID_REQUIRED round trip (a member id is given at the first join); any
- * JoinGroup from a known member of a stable group starts a rebalance; a static member that rejoins with a new
- * member id replaces its old id and the group rebalances. Group membership is not persisted: after a restart
- * groups are Empty (generation kept) and members rejoin when their heartbeat meets UNKNOWN_MEMBER_ID.
+ * Member ids (KIP-394): a dynamic member's first JoinGroup (v4+, empty member id) gets MEMBER_ID_REQUIRED with the
+ * id it must join with, so that a client that retries a lost join response does not leave a ghost member behind.
+ * Static members (KIP-345, group.instance.id) join at once; one that rejoins with an empty member id (a restarted
+ * consumer) replaces its old member id: in a stable group, when the selected protocol does not change, it gets the
+ * current generation and its old assignment without a rebalance, and the old member id is fenced
+ * (FENCED_INSTANCE_ID on its join, sync, heartbeat, commit or leave).
+ * <p>
+ * Persistence: committed offsets, and each stable group's members with their assignments, are in the groups' log,
+ * so after a restart a stable group is stable again with its generation, and its members' heartbeats, syncs and
+ * commits go on (their sessions restart). A group that was rebalancing is Empty after a restart (generation kept)
+ * and its members rejoin when their heartbeat meets UNKNOWN_MEMBER_ID.
+ * <p>
+ * A known member's JoinGroup in a stable group starts a rebalance when it is the leader or its protocols changed;
+ * a follower with unchanged protocols gets the current generation back at once, as in Kafka.
  * <p>
  * Thread-safe: every operation runs on the coordinator's own thread; public methods return futures.
  */
@@ -94,9 +104,41 @@ public final class GroupCoordinator implements AutoCloseable
             public void onGroup(final String group, final String protocolType, final int generation,
                 final String protocolName)
             {
+                // a rebalance started (or the group emptied): members stored before it are gone
                 final Group g = groups.computeIfAbsent(group, Group::new);
                 g.protocolType = protocolType.isEmpty() ? null : protocolType;
                 g.generation = generation;
+                g.members.clear();
+                g.staticMembers.clear();
+                g.state = Group.State.EMPTY;
+                g.protocolName = null;
+                g.leaderId = null;
+            }
+
+            @Override
+            public void onMembers(final String group, final OffsetLog.Membership m)
+            {
+                final Group g = groups.computeIfAbsent(group, Group::new);
+                g.protocolType = m.protocolType().isEmpty() ? null : m.protocolType();
+                g.generation = m.generation();
+                g.protocolName = m.protocolName();
+                g.leaderId = m.leaderId();
+                g.members.clear();
+                g.staticMembers.clear();
+                for (final OffsetLog.StoredMember sm : m.members())
+                {
+                    final Member member = new Member(sm.memberId(), sm.instanceId(), sm.clientId(), sm.clientHost());
+                    member.sessionTimeoutMs = sm.sessionTimeoutMs();
+                    member.rebalanceTimeoutMs = sm.rebalanceTimeoutMs();
+                    member.protocols = new ArrayList<>(List.of(new Member.Protocol(m.protocolName(), sm.metadata())));
+                    member.assignment = sm.assignment();
+                    g.members.put(sm.memberId(), member);
+                    if (sm.instanceId() != null)
+                    {
+                        g.staticMembers.put(sm.instanceId(), sm.memberId());
+                    }
+                }
+                g.state = g.hasMembers() ? Group.State.STABLE : Group.State.EMPTY;
             }
 
             @Override
@@ -105,6 +147,8 @@ public final class GroupCoordinator implements AutoCloseable
                 groups.remove(group);
             }
         });
+        final long now = System.nanoTime();
+        groups.values().forEach(g -> g.members.values().forEach(m -> m.touch(now))); // sessions restart
         thread.scheduleWithFixedDelay(this::expireSessions, SWEEP_INTERVAL_MS, SWEEP_INTERVAL_MS, TimeUnit.MILLISECONDS);
     }
 
@@ -178,13 +222,16 @@ public final class GroupCoordinator implements AutoCloseable
         if (req.memberId().isEmpty())
         {
             final String newId = (instanceId != null ? instanceId : clientId) + "-" + UUID.randomUUID();
-            if (instanceId != null && g.staticMembers.containsKey(instanceId))
+            final String oldId = instanceId == null ? null : g.staticMembers.get(instanceId);
+            if (oldId != null && g.members.containsKey(oldId))
             {
-                final Member old = g.members.remove(g.staticMembers.get(instanceId));
-                if (old != null)
-                {
-                    fence(old);
-                }
+                return replaceStaticMember(g, oldId, newId, req, version, clientId, clientHost);
+            }
+            if (instanceId == null && version >= 4)
+            {
+                // KIP-394: the member joins again with this id; until then it is not a member
+                g.pendingMembers.put(newId, System.nanoTime() + req.sessionTimeoutMs() * 1_000_000L);
+                return CompletableFuture.completedFuture(joinError(Errors.MEMBER_ID_REQUIRED, newId));
             }
             m = new Member(newId, instanceId, clientId, clientHost);
             g.members.put(newId, m);
@@ -195,17 +242,48 @@ public final class GroupCoordinator implements AutoCloseable
         }
         else
         {
-            m = g.members.get(req.memberId());
-            if (instanceId != null && g.staticMembers.containsKey(instanceId) &&
-                !g.staticMembers.get(instanceId).equals(req.memberId()))
+            if (g.isFenced(instanceId, req.memberId()))
             {
                 return CompletableFuture.completedFuture(joinError(Errors.FENCED_INSTANCE_ID, req.memberId()));
+            }
+            m = g.members.get(req.memberId());
+            if (m == null && g.pendingMembers.remove(req.memberId()) != null)
+            {
+                m = new Member(req.memberId(), instanceId, clientId, clientHost);
+                g.members.put(m.memberId, m);
+                if (instanceId != null)
+                {
+                    g.staticMembers.put(instanceId, m.memberId);
+                }
             }
             if (m == null)
             {
                 return CompletableFuture.completedFuture(joinError(Errors.UNKNOWN_MEMBER_ID, req.memberId()));
             }
+            if (g.state == Group.State.STABLE && !m.memberId.equals(g.leaderId) && m.matches(req.protocols()))
+            {
+                // a follower whose subscription did not change: the current generation, as Kafka answers it (a
+                // leader's join always rebalances: it may have seen metadata changes its subscription does not show)
+                m.touch(System.nanoTime());
+                return CompletableFuture.completedFuture(new JoinGroupResponseData().setErrorCode(Errors.NONE.code())
+                    .setGenerationId(g.generation).setProtocolType(version < 7 ? null : g.protocolType)
+                    .setProtocolName(g.protocolName).setLeader(g.leaderId).setMemberId(m.memberId));
+            }
         }
+        updateMember(m, req, version);
+        g.protocolType = req.protocolType();
+        final CompletableFuture<JoinGroupResponseData> result = m.join;
+        if (g.state != Group.State.PREPARING_REBALANCE)
+        {
+            prepareRebalance(g);
+        }
+        maybeCompleteJoin(g);
+        return result;
+    }
+
+    /** Takes a JoinGroup's timeouts and protocols, and parks the member's join (superseding one parked before). */
+    private static void updateMember(final Member m, final JoinGroupRequestData req, final short version)
+    {
         m.sessionTimeoutMs = req.sessionTimeoutMs();
         m.rebalanceTimeoutMs = version == 0 ? req.sessionTimeoutMs() : req.rebalanceTimeoutMs();
         m.protocols = new ArrayList<>();
@@ -220,14 +298,67 @@ public final class GroupCoordinator implements AutoCloseable
         m.join = new CompletableFuture<>();
         m.joinVersion = version;
         m.touch(System.nanoTime());
-        g.protocolType = req.protocolType();
+    }
+
+    /**
+     * KIP-345: a static member rejoins with an empty member id (it restarted). The new id takes the old one's place
+     * and assignment and the old id is fenced. In a stable group whose selected protocol stays the same, the member
+     * gets the current generation at once and no rebalance happens; the leader reported is the current one (the
+     * old id when the static member led), so the member does not run an assignment a stable group would not
+     * hand out. Otherwise the group rebalances as for any join.
+     */
+    private CompletableFuture<JoinGroupResponseData> replaceStaticMember(final Group g, final String oldId,
+        final String newId, final JoinGroupRequestData req, final short version, final String clientId,
+        final String clientHost)
+    {
+        final String currentLeader = g.leaderId;
+        final Member old = g.members.remove(oldId);
+        fence(old);
+        final Member m = new Member(newId, old.instanceId, clientId, clientHost);
+        m.assignment = old.assignment;
+        g.members.put(newId, m);
+        g.staticMembers.put(m.instanceId, newId);
+        if (oldId.equals(g.leaderId))
+        {
+            g.leaderId = newId;
+        }
+        updateMember(m, req, version);
         final CompletableFuture<JoinGroupResponseData> result = m.join;
+        if (g.state == Group.State.STABLE && g.protocolName != null && g.protocolName.equals(selectProtocol(g)))
+        {
+            m.join = null;
+            storeMembers(g);
+            final JoinGroupResponseData resp = new JoinGroupResponseData().setErrorCode(Errors.NONE.code())
+                .setGenerationId(g.generation).setProtocolType(version < 7 ? null : g.protocolType)
+                .setProtocolName(g.protocolName).setLeader(currentLeader).setMemberId(newId);
+            result.complete(resp);
+            return result;
+        }
         if (g.state != Group.State.PREPARING_REBALANCE)
         {
             prepareRebalance(g);
         }
         maybeCompleteJoin(g);
         return result;
+    }
+
+    /** Stores a stable group's members and assignments (Kafka's storeGroup); a failure only costs a rejoin. */
+    private void storeMembers(final Group g)
+    {
+        final List<OffsetLog.StoredMember> members = new ArrayList<>();
+        for (final Member m : g.members.values())
+        {
+            members.add(new OffsetLog.StoredMember(m.memberId, m.instanceId, m.clientId, m.clientHost,
+                m.sessionTimeoutMs, m.rebalanceTimeoutMs, m.metadata(g.protocolName), m.assignment));
+        }
+        offsetLog.members(g.id, new OffsetLog.Membership(g.protocolType, g.generation, g.protocolName, g.leaderId,
+            members)).whenComplete((offset, e) ->
+            {
+                if (e != null)
+                {
+                    LOG.log(System.Logger.Level.WARNING, "storing the members of group " + g.id + " failed", e);
+                }
+            });
     }
 
     private static boolean sharesProtocol(final Group g, final JoinGroupRequestData req)
@@ -413,6 +544,10 @@ public final class GroupCoordinator implements AutoCloseable
         return onThread(() ->
         {
             final Group g = groups.get(req.groupId());
+            if (g != null && g.isFenced(req.groupInstanceId(), req.memberId()))
+            {
+                return CompletableFuture.completedFuture(syncError(Errors.FENCED_INSTANCE_ID));
+            }
             final Member m = g == null ? null : g.members.get(req.memberId());
             if (m == null)
             {
@@ -447,6 +582,7 @@ public final class GroupCoordinator implements AutoCloseable
                             }
                         }
                         g.state = Group.State.STABLE;
+                        storeMembers(g);
                         for (final Member each : g.members.values())
                         {
                             if (each.sync != null)
@@ -491,7 +627,11 @@ public final class GroupCoordinator implements AutoCloseable
             final Group g = groups.get(req.groupId());
             final Member m = g == null ? null : g.members.get(req.memberId());
             final Errors error;
-            if (m == null)
+            if (g != null && g.isFenced(req.groupInstanceId(), req.memberId()))
+            {
+                error = Errors.FENCED_INSTANCE_ID;
+            }
+            else if (m == null)
             {
                 error = Errors.UNKNOWN_MEMBER_ID;
             }
@@ -528,7 +668,14 @@ public final class GroupCoordinator implements AutoCloseable
             for (final LeaveGroupRequestData.MemberIdentity id : leaving)
             {
                 String memberId = id.memberId();
-                if (g != null && (memberId == null || memberId.isEmpty()) && id.groupInstanceId() != null)
+                final boolean byInstance = (memberId == null || memberId.isEmpty()) && id.groupInstanceId() != null;
+                if (g != null && !byInstance && g.isFenced(id.groupInstanceId(), memberId))
+                {
+                    resp.members().add(new LeaveGroupResponseData.MemberResponse().setMemberId(id.memberId())
+                        .setGroupInstanceId(id.groupInstanceId()).setErrorCode(Errors.FENCED_INSTANCE_ID.code()));
+                    continue;
+                }
+                if (g != null && byInstance)
                 {
                     memberId = g.staticMembers.get(id.groupInstanceId());
                 }
@@ -570,6 +717,7 @@ public final class GroupCoordinator implements AutoCloseable
             }
             g.state = Group.State.EMPTY;
             g.leaderId = null;
+            offsetLog.group(g.id, g.protocolType, g.generation, ""); // stored members are gone after a restart too
             return;
         }
         if (g.state == Group.State.PREPARING_REBALANCE)
@@ -587,6 +735,7 @@ public final class GroupCoordinator implements AutoCloseable
         final long now = System.nanoTime();
         for (final Group g : new ArrayList<>(groups.values()))
         {
+            g.pendingMembers.values().removeIf(deadline -> now - deadline > 0);
             boolean removed = false;
             for (final Iterator<Member> it = g.members.values().iterator(); it.hasNext(); )
             {
@@ -636,7 +785,11 @@ public final class GroupCoordinator implements AutoCloseable
             else
             {
                 final Member m = existing == null ? null : existing.members.get(req.memberId());
-                if (m == null)
+                if (existing != null && existing.isFenced(req.groupInstanceId(), req.memberId()))
+                {
+                    error = Errors.FENCED_INSTANCE_ID;
+                }
+                else if (m == null)
                 {
                     error = Errors.UNKNOWN_MEMBER_ID;
                 }

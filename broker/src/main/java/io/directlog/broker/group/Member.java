@@ -65,6 +65,28 @@ final class Member
         return false;
     }
 
+    /**
+     * @param requested a JoinGroup's protocols.
+     * @return true when they are this member's protocols, in the same order with the same metadata.
+     */
+    boolean matches(final java.util.Collection<org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProtocol> requested)
+    {
+        if (protocols == null || requested.size() != protocols.size())
+        {
+            return false;
+        }
+        int i = 0;
+        for (final org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProtocol p : requested)
+        {
+            final Protocol mine = protocols.get(i++);
+            if (!mine.name().equals(p.name()) || !java.util.Arrays.equals(mine.metadata(), p.metadata()))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     void touch(final long nowNanos)
     {
         sessionDeadlineNanos = nowNanos + sessionTimeoutMs * 1_000_000L;

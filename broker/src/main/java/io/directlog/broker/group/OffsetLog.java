@@ -18,7 +18,8 @@ import io.directlog.storage.StoredRecord;
 
 /**
  * The groups' internal log (Kafka's {@code __consumer_offsets}): committed offsets, each group's generation and
- * protocol, group deletions; appended with DSYNC, replayed at start. It is never compacted: replay reads every
+ * protocol, the members of a stable group with their assignments, group deletions; appended with DSYNC, replayed at
+ * start. It is never compacted: replay reads every
  * commit ever made (see docs/broker.md, limits).
  * <p>
  * Thread-safe as {@link Log} is; replay happens before the coordinator serves.
@@ -33,9 +34,22 @@ final class OffsetLog
     private static final byte COMMIT = 1;
     private static final byte GROUP = 2;
     private static final byte DELETE = 3;
+    private static final byte MEMBERS = 4;
 
     /** One committed offset. */
     record Commit(String topic, int partition, long offset, int leaderEpoch, String metadata, long timestamp)
+    {
+    }
+
+    /** A member of a stable group as stored: enough to serve its heartbeats, syncs and commits after a restart. */
+    record StoredMember(String memberId, String instanceId, String clientId, String clientHost, int sessionTimeoutMs,
+        int rebalanceTimeoutMs, byte[] metadata, byte[] assignment)
+    {
+    }
+
+    /** A stable group's membership (Kafka's GroupMetadata record). */
+    record Membership(String protocolType, int generation, String protocolName, String leaderId,
+        List<StoredMember> members)
     {
     }
 
@@ -47,6 +61,8 @@ final class OffsetLog
         void onGroup(String group, String protocolType, int generation, String protocolName);
 
         void onDelete(String group);
+
+        void onMembers(String group, Membership membership);
     }
 
     private final Log log;
@@ -81,6 +97,7 @@ final class OffsetLog
                     }
                     case GROUP -> visitor.onGroup(group, in.readUTF(), in.readInt(), in.readUTF());
                     case DELETE -> visitor.onDelete(group);
+                    case MEMBERS -> visitor.onMembers(group, readMembership(in));
                     default -> throw new IllegalStateException("unknown group event at offset " + r.offset());
                 }
             }
@@ -120,6 +137,62 @@ final class OffsetLog
             out.writeUTF(protocolType == null ? "" : protocolType);
             out.writeInt(generation);
             out.writeUTF(protocolName == null ? "" : protocolName);
+        });
+    }
+
+    private static Membership readMembership(final DataInputStream in) throws IOException
+    {
+        final String protocolType = in.readUTF();
+        final int generation = in.readInt();
+        final String protocolName = in.readUTF();
+        final String leaderId = in.readUTF();
+        final int n = in.readInt();
+        final List<StoredMember> members = new java.util.ArrayList<>(n);
+        for (int i = 0; i < n; i++)
+        {
+            final String memberId = in.readUTF();
+            final String instanceId = in.readUTF();
+            members.add(new StoredMember(memberId, instanceId.isEmpty() ? null : instanceId, in.readUTF(),
+                in.readUTF(), in.readInt(), in.readInt(), readBytes(in), readBytes(in)));
+        }
+        return new Membership(protocolType, generation, protocolName, leaderId, members);
+    }
+
+    private static byte[] readBytes(final DataInputStream in) throws IOException
+    {
+        final byte[] b = new byte[in.readInt()];
+        in.readFully(b);
+        return b;
+    }
+
+    /**
+     * Stores a stable group's members and assignments, so that after a restart they go on with their generation
+     * instead of rejoining.
+     */
+    CompletableFuture<Long> members(final String group, final Membership m)
+    {
+        return append(out ->
+        {
+            out.writeByte(MEMBERS);
+            out.writeUTF(group);
+            out.writeUTF(m.protocolType() == null ? "" : m.protocolType());
+            out.writeInt(m.generation());
+            out.writeUTF(m.protocolName() == null ? "" : m.protocolName());
+            out.writeUTF(m.leaderId() == null ? "" : m.leaderId());
+            out.writeInt(m.members().size());
+            for (final StoredMember sm : m.members())
+            {
+                out.writeUTF(sm.memberId());
+                out.writeUTF(sm.instanceId() == null ? "" : sm.instanceId());
+                out.writeUTF(sm.clientId() == null ? "" : sm.clientId());
+                out.writeUTF(sm.clientHost() == null ? "" : sm.clientHost());
+                out.writeInt(sm.sessionTimeoutMs());
+                out.writeInt(sm.rebalanceTimeoutMs());
+                out.writeInt(sm.metadata().length);
+                out.write(sm.metadata());
+                out.writeInt(sm.assignment().length);
+                out.write(sm.assignment());
+            }
         });
     }
 

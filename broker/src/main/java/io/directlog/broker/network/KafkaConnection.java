@@ -3,6 +3,7 @@ package io.directlog.broker.network;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -35,17 +36,20 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
 
     private final RequestHandler handler;
     private final RequestMetrics metrics;
+    private final OrderedExecutor io;
     private final ArrayDeque<CompletableFuture<ByteBuffer>> replies = new ArrayDeque<>();
     private boolean closed;
 
     /**
      * @param handler the broker's API implementations.
      * @param metrics the transport's meters.
+     * @param ioPool  the broker's pool for blocking work; this connection gets an ordered lane on it.
      */
-    public KafkaConnection(final RequestHandler handler, final RequestMetrics metrics)
+    public KafkaConnection(final RequestHandler handler, final RequestMetrics metrics, final Executor ioPool)
     {
         this.handler = handler;
         this.metrics = metrics;
+        this.io = new OrderedExecutor(ioPool);
     }
 
     @Override
@@ -118,7 +122,7 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
         final CompletableFuture<ApiMessage> response;
         try
         {
-            response = handler.handle(new RequestContext(header, body, ctx.channel()));
+            response = handler.handle(new RequestContext(header, body, ctx.channel(), io));
         }
         catch (final RuntimeException e)
         {

@@ -2,6 +2,7 @@ package io.directlog.broker.network;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.concurrent.Executor;
 
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -15,8 +16,10 @@ import io.netty.util.concurrent.EventExecutor;
  * @param header  the request header (API key, version, correlation id, client id).
  * @param body    the request body.
  * @param channel the connection.
+ * @param io      the connection's lane for work that may block (log appends, disk reads): off the event loop, in
+ *                request order.
  */
-public record RequestContext(RequestHeader header, ApiMessage body, Channel channel)
+public record RequestContext(RequestHeader header, ApiMessage body, Channel channel, Executor io)
 {
     /** @return the API version of the request. */
     public short version()

@@ -7,7 +7,9 @@ import org.apache.kafka.common.protocol.ApiMessage;
 /**
  * What a connection hands each parsed request to: the broker's API implementations.
  * <p>
- * Called on the connection's event loop; must not block it. Implementations are thread-safe.
+ * Called on the connection's event loop; must not block it: work that may block (a log append that waits for room
+ * in a full writer queue, a read from disk) goes to the request's {@link RequestContext#io()} lane. Implementations
+ * are thread-safe.
  */
 public interface RequestHandler
 {

@@ -44,6 +44,8 @@ public final class SupportedApis
         m.put(ApiKeys.INIT_PRODUCER_ID, range(0, 5));
         m.put(ApiKeys.DELETE_GROUPS, range(0, 2));
         m.put(ApiKeys.DESCRIBE_CONFIGS, range(1, 4));
+        m.put(ApiKeys.ALTER_CONFIGS, range(0, 2));
+        m.put(ApiKeys.INCREMENTAL_ALTER_CONFIGS, range(0, 1));
         m.put(ApiKeys.CREATE_PARTITIONS, range(0, 3));
         m.put(ApiKeys.DESCRIBE_CLUSTER, range(0, 1));
         m.put(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, range(0, 0));

@@ -256,6 +256,52 @@ public final class TopicRegistry implements AutoCloseable
     }
 
     /**
+     * Replaces the configs set on a topic (AlterConfigs, IncrementalAlterConfigs): durably in the metadata log
+     * first, then each partition log is reconfigured (its {@code log.config} is persisted too). A crash between the
+     * two is repaired at the next start, which opens every log with the metadata's config.
+     *
+     * @param name         the topic.
+     * @param explicit     every config set on the topic after the change (the others take their defaults).
+     * @param validateOnly check only.
+     * @return the topic with its new configs.
+     * @throws org.apache.kafka.common.errors.UnknownTopicOrPartitionException when there is no such topic.
+     * @throws IllegalArgumentException naming an unknown key, a bad value, or a segment size change.
+     */
+    public synchronized Topic alterConfigs(final String name, final Map<String, String> explicit,
+        final boolean validateOnly)
+    {
+        final Topic topic = byName.get(name);
+        if (topic == null)
+        {
+            throw new org.apache.kafka.common.errors.UnknownTopicOrPartitionException("Topic '" + name +
+                "' does not exist.");
+        }
+        final TopicConfig config = TopicConfig.of(explicit, defaults);
+        final LogConfig logConfig = config.logConfig(store.config().defaultLogConfig());
+        final int segmentSize = topic.partitions().get(0).log().config().segmentSize();
+        if (logConfig.segmentSize() != segmentSize)
+        {
+            // the engine fixes a log's segment size (and write page) when the log is created
+            throw new IllegalArgumentException(TopicConfig.SEGMENT_BYTES + " cannot change after the topic is " +
+                "created: its partition logs' segment size is " + segmentSize + " bytes, asked for " +
+                config.value(TopicConfig.SEGMENT_BYTES));
+        }
+        if (validateOnly)
+        {
+            return topic;
+        }
+        writeTopic(name, topic.id(), topic.partitions().size(), config);
+        final Topic changed = new Topic(name, topic.id(), topic.partitions(), config);
+        byName.put(name, changed);
+        byId.put(changed.id(), changed);
+        for (final Partition p : topic.partitions())
+        {
+            p.log().reconfigure(logConfig);
+        }
+        return changed;
+    }
+
+    /**
      * Deletes a topic durably, then its logs.
      *
      * @param name the topic.

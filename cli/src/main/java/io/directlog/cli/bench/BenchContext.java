@@ -57,6 +57,22 @@ final class BenchContext
         return options.coldReadBytes();
     }
 
+    /**
+     * @param scenarioDefault the scenario's own count.
+     * @return the logs a many-logs scenario opens: --logs when given, else its default.
+     */
+    int logs(final int scenarioDefault)
+    {
+        return options.logs() > 0 ? options.logs() : scenarioDefault;
+    }
+
+    /** @return settings of the many-logs scenarios' logs: the engine's defaults, or --segment-size. */
+    io.directlog.storage.LogConfig.Builder manyLogsConfig()
+    {
+        final io.directlog.storage.LogConfig.Builder b = io.directlog.storage.LogConfig.builder();
+        return options.segmentSize() > 0 ? b.segmentSize(options.segmentSize()) : b;
+    }
+
     DirectIoSupport directIo()
     {
         return directIo;

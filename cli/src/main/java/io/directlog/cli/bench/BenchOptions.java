@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
+import io.directlog.cli.CommandLine;
 import io.directlog.cli.UsageException;
+import io.directlog.storage.LogConfig;
 
 /**
  * The parsed options of {@code ./directlog bench}. Immutable once parsed.
@@ -23,6 +25,8 @@ final class BenchOptions
     /** Data written and read back by engine-cold-read. */
     static final long COLD_READ_BYTES_DEFAULT = 512L << 20;
     static final long COLD_READ_BYTES_QUICK = 128L << 20;
+    /** The most logs --logs accepts: ten times issue 18's goal. */
+    static final int LOGS_MAX = 100_000;
 
     static final String USAGE = String.join("\n",
         "usage: ./directlog bench [options]",
@@ -32,11 +36,16 @@ final class BenchOptions
         "",
         "options:",
         "  --dir DIR             where to write (default: a new directlog-bench-XXXX here, removed afterwards)",
-        "  --only NAME[,NAME]    run only these scenarios",
+        "  --only NAME[,NAME]    run only these scenarios (default: all but " + String.join(" and ", Scenarios.OPT_IN) +
+            ")",
         "  --quick               about 45 s in total instead of about three minutes",
         "  --duration SECONDS    measurement per row (default " + DURATION_DEFAULT_SECONDS + ", --quick "
             + DURATION_QUICK_SECONDS + "); each row also warms up first",
         "  --json FILE           also write one JSON object per row and line to FILE",
+        "  --logs N              logs of engine-many-logs (default " + EngineManyLogsScenario.LOGS_DEFAULT +
+            ") and many-logs-footprint (default " + ManyLogsFootprintScenario.LOGS_DEFAULT + ")",
+        "  --segment-size SIZE   segment size of those logs, such as 1m (default: the engine's, 64m); smaller",
+        "                        segments show how the rest scales past the 16 logs 64 MiB pages fit in 1 GiB",
         "  --help                this text",
         "",
         "scenarios, in order:",
@@ -51,10 +60,14 @@ final class BenchOptions
     private final double durationSeconds;
     private final Path jsonFile;
     private final boolean help;
+    private final int logs;
+    private final int segmentSize;
 
     private BenchOptions(final Path directory, final List<String> scenarios, final boolean quick,
-        final double durationSeconds, final Path jsonFile, final boolean help)
+        final double durationSeconds, final Path jsonFile, final boolean help, final int logs, final int segmentSize)
     {
+        this.logs = logs;
+        this.segmentSize = segmentSize;
         this.directory = directory;
         this.scenarios = List.copyOf(scenarios);
         this.quick = quick;
@@ -71,38 +84,33 @@ final class BenchOptions
     static BenchOptions parse(final String[] args) throws UsageException
     {
         Path directory = null;
-        List<String> only = Scenarios.NAMES;
+        List<String> only = Scenarios.DEFAULT_NAMES;
         boolean quick = false;
         Double duration = null;
         Path json = null;
         boolean help = false;
+        int logs = 0;
+        int segmentSize = 0;
 
-        for (int i = 0; i < args.length; i++)
+        final CommandLine line = new CommandLine(args);
+        while (line.next())
         {
-            final String arg = args[i];
-            final int eq = arg.indexOf('=');
-            final String name = arg.startsWith("--") && eq > 0 ? arg.substring(0, eq) : arg;
-            final String inlineValue = arg.startsWith("--") && eq > 0 ? arg.substring(eq + 1) : null;
-            // For "--name value", value(args, i++) consumes the next argument; "--name=value" consumes nothing.
-            switch (name)
+            switch (line.name())
             {
-                case "--help", "-h" -> help = true;
-                case "--quick" -> quick = true;
-                case "--dir" -> directory = Path.of(nonEmpty(name, inlineValue != null ? inlineValue : value(args, i++)));
-                case "--json" -> json = Path.of(nonEmpty(name, inlineValue != null ? inlineValue : value(args, i++)));
-                case "--only" -> only = scenarioNames(inlineValue != null ? inlineValue : value(args, i++));
-                case "--duration" -> duration = seconds(inlineValue != null ? inlineValue : value(args, i++));
-                default -> throw new UsageException(arg.startsWith("-") ?
-                    "unknown option '" + arg + "'" : "unexpected argument '" + arg + "'");
-            }
-            if (inlineValue != null && (name.equals("--help") || name.equals("--quick")))
-            {
-                throw new UsageException(name + " takes no value");
+                case "--help", "-h" -> help = line.flag();
+                case "--quick" -> quick = line.flag();
+                case "--dir" -> directory = Path.of(line.value());
+                case "--json" -> json = Path.of(line.value());
+                case "--only" -> only = scenarioNames(line.value());
+                case "--duration" -> duration = seconds(line);
+                case "--logs" -> logs = logCount(line.value());
+                case "--segment-size" -> segmentSize = segmentSize(line.value());
+                default -> throw line.unknown();
             }
         }
 
         final double seconds = duration != null ? duration : quick ? DURATION_QUICK_SECONDS : DURATION_DEFAULT_SECONDS;
-        return new BenchOptions(directory, only, quick, seconds, json, help);
+        return new BenchOptions(directory, only, quick, seconds, json, help, logs, segmentSize);
     }
 
     /** @return the directory given with --dir, or null for a temporary one. */
@@ -154,39 +162,67 @@ final class BenchOptions
         return help;
     }
 
-    private static String value(final String[] args, final int i) throws UsageException
+    /** @return the logs given with --logs, or 0 when each many-logs scenario uses its own default. */
+    int logs()
     {
-        if (i + 1 >= args.length || args[i + 1].startsWith("--"))
-        {
-            throw new UsageException("option " + args[i] + " needs a value");
-        }
-        return args[i + 1];
+        return logs;
     }
 
-    private static String nonEmpty(final String option, final String value) throws UsageException
+    /** @return the segment size given with --segment-size, or 0 for the engine's default. */
+    int segmentSize()
     {
-        if (value.isBlank())
-        {
-            throw new UsageException("option " + option + " needs a value");
-        }
-        return value;
+        return segmentSize;
     }
 
-    private static double seconds(final String value) throws UsageException
+    private static int segmentSize(final String value) throws UsageException
     {
-        final double seconds;
+        final String v = value.trim().toLowerCase(Locale.ROOT);
+        final int shift = v.endsWith("k") ? 10 : v.endsWith("m") ? 20 : v.endsWith("g") ? 30 : 0;
+        final long bytes;
         try
         {
-            seconds = Double.parseDouble(value);
+            bytes = Long.parseLong(shift == 0 ? v : v.substring(0, v.length() - 1)) << shift;
         }
         catch (final NumberFormatException ex)
         {
-            throw new UsageException("--duration wants seconds, such as 3 or 0.5, not '" + value + "'");
+            throw new UsageException("--segment-size wants bytes, or a number with k, m or g, such as 1m, not '" +
+                value + "'");
         }
+        try
+        {
+            return LogConfig.builder().segmentSize((int)Math.min(bytes, Integer.MAX_VALUE)).build().segmentSize();
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new UsageException("--segment-size '" + value + "': " + ex.getMessage());
+        }
+    }
+
+    private static int logCount(final String value) throws UsageException
+    {
+        final int n;
+        try
+        {
+            n = Integer.parseInt(value.replace("_", "").replace(",", ""));
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException("--logs wants a count of logs, such as 1000, not '" + value + "'");
+        }
+        if (n < 1 || n > LOGS_MAX)
+        {
+            throw new UsageException("--logs must be between 1 and " + LOGS_MAX + ", not '" + value + "'");
+        }
+        return n;
+    }
+
+    private static double seconds(final CommandLine line) throws UsageException
+    {
+        final double seconds = line.doubleValue("seconds, such as 3 or 0.5");
         if (!(seconds > 0 && seconds <= DURATION_MAX_SECONDS))
         {
             throw new UsageException("--duration must be above 0 and at most " + (int)DURATION_MAX_SECONDS +
-                " seconds, not '" + value + "'");
+                " seconds, not " + seconds);
         }
         return seconds;
     }

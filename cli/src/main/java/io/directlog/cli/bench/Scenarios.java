@@ -37,9 +37,21 @@ final class Scenarios
         new EngineTailLagScenario(Durability.DSYNC, 100_000),
         new EngineTailLagScenario(Durability.DSYNC, 1_000_000),
         new EngineColdReadScenario(),
+        new EngineManyLogsScenario(),
+        new ManyLogsFootprintScenario(),
         new RocksDbSyncScenario());
 
     static final List<String> NAMES = ALL.stream().map(Scenario::name).toList();
+
+    /**
+     * The many-logs probes run only when named with {@code --only}: the engine does not hold hundreds of logs in its
+     * default budget yet (issue 18; log 17 of a 1 GiB store gets no write page), so in a plain run they would only
+     * fail, and the footprint probe would take minutes.
+     */
+    static final List<String> OPT_IN = List.of(EngineManyLogsScenario.NAME, ManyLogsFootprintScenario.NAME);
+
+    /** What a plain {@code ./directlog bench} runs: every scenario but {@link #OPT_IN}. */
+    static final List<String> DEFAULT_NAMES = NAMES.stream().filter(name -> !OPT_IN.contains(name)).toList();
 
     private Scenarios()
     {

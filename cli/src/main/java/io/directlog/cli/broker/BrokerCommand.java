@@ -6,6 +6,7 @@ import java.util.concurrent.CountDownLatch;
 import io.directlog.broker.BrokerConfig;
 import io.directlog.broker.KafkaBroker;
 import io.directlog.cli.Command;
+import io.directlog.cli.CommandLine;
 import io.directlog.cli.UsageException;
 
 /**
@@ -49,24 +50,21 @@ public final class BrokerCommand implements Command
         int port = BrokerConfig.PORT_DEFAULT;
         String host = BrokerConfig.HOST_DEFAULT;
         int metricsPort = -1;
-        for (int i = 0; i < args.length; i++)
+        final CommandLine line = new CommandLine(args);
+        while (line.next())
         {
-            final String arg = args[i];
-            final int eq = arg.indexOf('=');
-            final String name = arg.startsWith("--") && eq > 0 ? arg.substring(0, eq) : arg;
-            final String inline = arg.startsWith("--") && eq > 0 ? arg.substring(eq + 1) : null;
-            switch (name)
+            switch (line.name())
             {
                 case "--help", "-h" ->
                 {
                     System.out.print(USAGE);
                     return 0;
                 }
-                case "--dir" -> dir = Path.of(inline != null ? inline : value(args, ++i, name));
-                case "--port" -> port = port(inline != null ? inline : value(args, ++i, name), name);
-                case "--host" -> host = inline != null ? inline : value(args, ++i, name);
-                case "--metrics-port" -> metricsPort = port(inline != null ? inline : value(args, ++i, name), name);
-                default -> throw new UsageException("unknown option '" + arg + "'");
+                case "--dir" -> dir = Path.of(line.value());
+                case "--port" -> port = port(line);
+                case "--host" -> host = line.value();
+                case "--metrics-port" -> metricsPort = port(line);
+                default -> throw line.unknown();
             }
         }
         final BrokerConfig config;
@@ -101,24 +99,13 @@ public final class BrokerCommand implements Command
         return 0;
     }
 
-    private static String value(final String[] args, final int i, final String name) throws UsageException
+    private static int port(final CommandLine line) throws UsageException
     {
-        if (i >= args.length)
+        final long port = line.longValue("a port number");
+        if (port < -1 || port > 65_535)
         {
-            throw new UsageException(name + " needs a value");
+            throw new UsageException(line.name() + " takes a port number from 0 to 65535, not " + port);
         }
-        return args[i];
-    }
-
-    private static int port(final String value, final String name) throws UsageException
-    {
-        try
-        {
-            return Integer.parseInt(value);
-        }
-        catch (final NumberFormatException e)
-        {
-            throw new UsageException(name + " must be a number, got '" + value + "'");
-        }
+        return (int)port;
     }
 }

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.directlog.cli.CommandLine;
 import io.directlog.cli.UsageException;
 
 /**
@@ -59,40 +60,29 @@ record BrokerBenchOptions(boolean quick, Path jsonFile, List<String> scenarios, 
         List<String> systems = SYSTEMS;
         double rate = 0;
         Path dir = null;
-        for (int i = 0; i < args.length; i++)
+        final CommandLine line = new CommandLine(args);
+        while (line.next())
         {
-            final String arg = args[i];
-            final int eq = arg.indexOf('=');
-            final String name = arg.startsWith("--") && eq > 0 ? arg.substring(0, eq) : arg;
-            final String inline = arg.startsWith("--") && eq > 0 ? arg.substring(eq + 1) : null;
-            switch (name)
+            switch (line.name())
             {
                 case "--help", "-h" ->
                 {
                     return new BrokerBenchOptions(false, null, SCENARIOS, SYSTEMS, 0, null, true);
                 }
-                case "--quick" -> quick = true;
-                case "--json" -> json = Path.of(inline != null ? inline : value(args, ++i, name));
-                case "--dir" -> dir = Path.of(inline != null ? inline : value(args, ++i, name));
-                case "--only" -> scenarios = names(inline != null ? inline : value(args, ++i, name), SCENARIOS, name);
-                case "--systems" -> systems = names(inline != null ? inline : value(args, ++i, name), SYSTEMS, name);
+                case "--quick" -> quick = line.flag();
+                case "--json" -> json = Path.of(line.value());
+                case "--dir" -> dir = Path.of(line.value());
+                case "--only" -> scenarios = names(line.value(), SCENARIOS, line.name());
+                case "--systems" -> systems = names(line.value(), SYSTEMS, line.name());
                 case "--rate" ->
                 {
-                    final String v = inline != null ? inline : value(args, ++i, name);
-                    try
+                    rate = line.doubleValue("a positive number of records/s");
+                    if (!(rate > 0) || Double.isInfinite(rate))
                     {
-                        rate = Double.parseDouble(v);
-                    }
-                    catch (final NumberFormatException ex)
-                    {
-                        rate = -1;
-                    }
-                    if (!(rate > 0))
-                    {
-                        throw new UsageException("--rate must be a positive number of records/s, not '" + v + "'");
+                        throw new UsageException("--rate must be a positive number of records/s, not " + rate);
                     }
                 }
-                default -> throw new UsageException("unknown option '" + arg + "'");
+                default -> throw line.unknown();
             }
         }
         return new BrokerBenchOptions(quick, json, scenarios, systems, rate, dir, false);
@@ -140,12 +130,4 @@ record BrokerBenchOptions(boolean quick, Path jsonFile, List<String> scenarios, 
         return known.stream().filter(out::contains).toList();
     }
 
-    private static String value(final String[] args, final int i, final String name) throws UsageException
-    {
-        if (i >= args.length)
-        {
-            throw new UsageException(name + " needs a value");
-        }
-        return args[i];
-    }
 }

@@ -79,6 +79,7 @@ public final class DumpCommand implements Command
         {
             throw new UsageException(a.dir + " is not a directory");
         }
+        LogFiles.checkIsStore(a.dir, name());
         final List<LogFiles> logs = new ArrayList<>();
         for (final LogFiles log : LogFiles.find(a.dir))
         {

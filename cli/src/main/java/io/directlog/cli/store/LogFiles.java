@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import io.directlog.cli.UsageException;
 import io.directlog.storage.format.CheckpointDescriptor;
 import io.directlog.storage.format.IndexFileDescriptor;
 import io.directlog.storage.io.BufferedBlockIo;
@@ -78,6 +79,46 @@ final class LogFiles
             }
         }
         return logs;
+    }
+
+    /**
+     * Refuses a directory that is not a store but holds stores, such as a bench run's directory
+     * ({@code directlog-bench-XXXX} holds one store per scenario): read as a store it would have no log, and
+     * verify would pass it. A store is a directory with the engine's lock file or a log in it.
+     *
+     * @param dir     the directory given.
+     * @param command the command, for the message.
+     * @throws UsageException naming the stores under it.
+     * @throws IOException    when it cannot be listed.
+     */
+    static void checkIsStore(final Path dir, final String command) throws UsageException, IOException
+    {
+        if (isStore(dir))
+        {
+            return;
+        }
+        final List<String> stores = new ArrayList<>();
+        try (Stream<Path> dirs = Files.list(dir))
+        {
+            for (final Path d : dirs.sorted().toList())
+            {
+                if (Files.isDirectory(d) && isStore(d))
+                {
+                    stores.add(d.getFileName().toString());
+                }
+            }
+        }
+        if (!stores.isEmpty())
+        {
+            throw new UsageException(dir + " is not a store (no " + StoreVerifier.LOCK_FILE + " and no log in it) " +
+                "but holds stores: " + String.join(", ", stores) + "; pass one, such as ./directlog " + command +
+                " " + dir.resolve(stores.get(0)));
+        }
+    }
+
+    private static boolean isStore(final Path dir) throws IOException
+    {
+        return Files.exists(dir.resolve(StoreVerifier.LOCK_FILE)) || !find(dir).isEmpty();
     }
 
     /** Reads log.meta and the checkpoint, and lists the segment, index and transient files. */

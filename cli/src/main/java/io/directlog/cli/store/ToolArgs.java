@@ -3,6 +3,7 @@ package io.directlog.cli.store;
 import java.nio.file.Path;
 import java.util.Set;
 
+import io.directlog.cli.CommandLine;
 import io.directlog.cli.UsageException;
 
 /**
@@ -23,39 +24,29 @@ final class ToolArgs
     static ToolArgs parse(final String command, final String[] args, final Set<String> allowed) throws UsageException
     {
         final ToolArgs a = new ToolArgs();
-        for (int i = 0; i < args.length; i++)
+        final CommandLine line = new CommandLine(args);
+        while (line.next())
         {
-            final String arg = args[i];
-            if (arg.startsWith("-") && !allowed.contains(arg) && !"--help".equals(arg) && !"-h".equals(arg))
+            final String name = line.name();
+            if (line.isOption() && !allowed.contains(name) && !"--help".equals(name) && !"-h".equals(name))
             {
-                throw new UsageException("unknown option '" + arg + "'");
+                throw line.unknown();
             }
-            switch (arg)
+            switch (name)
             {
-                case "--help", "-h" -> a.help = true;
-                case "--log" -> a.log = value(args, ++i, arg);
-                case "--from" ->
-                {
-                    final String v = value(args, ++i, arg);
-                    try
-                    {
-                        a.from = Long.parseLong(v);
-                    }
-                    catch (final NumberFormatException ex)
-                    {
-                        throw new UsageException("--from takes an offset (a number), not '" + v + "'");
-                    }
-                }
-                case "--records" -> a.records = true;
-                case "--json" -> a.json = true;
-                case "--force-read-only" -> a.forceReadOnly = true;
+                case "--help", "-h" -> a.help = line.flag();
+                case "--log" -> a.log = line.value();
+                case "--from" -> a.from = line.longValue("an offset (a number)");
+                case "--records" -> a.records = line.flag();
+                case "--json" -> a.json = line.flag();
+                case "--force-read-only" -> a.forceReadOnly = line.flag();
                 default ->
                 {
                     if (a.dir != null)
                     {
-                        throw new UsageException("one store directory only; got '" + a.dir + "' and '" + arg + "'");
+                        throw new UsageException("one store directory only; got '" + a.dir + "' and '" + name + "'");
                     }
-                    a.dir = Path.of(arg);
+                    a.dir = Path.of(name);
                 }
             }
         }
@@ -64,14 +55,5 @@ final class ToolArgs
             throw new UsageException("which store? usage: ./directlog " + command + " DIR ...");
         }
         return a;
-    }
-
-    private static String value(final String[] args, final int i, final String option) throws UsageException
-    {
-        if (i >= args.length)
-        {
-            throw new UsageException(option + " needs a value");
-        }
-        return args[i];
     }
 }

@@ -1,6 +1,7 @@
 package io.directlog.cli.store;
 
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -67,6 +68,10 @@ public final class VerifyCommand implements Command
         {
             out.print(USAGE);
             return 0;
+        }
+        if (Files.isDirectory(a.dir))
+        {
+            LogFiles.checkIsStore(a.dir, name());
         }
         final StoreVerifier.Report report;
         try

@@ -16,11 +16,14 @@ import io.directlog.cli.UsageException;
 class BenchOptionsTest
 {
     @Test
-    void defaultsRunEveryScenarioForThreeSecondsInATemporaryDirectory() throws UsageException
+    void defaultsRunEveryScenarioButTheManyLogsProbesForThreeSecondsInATemporaryDirectory() throws UsageException
     {
         final BenchOptions o = BenchOptions.parse(new String[0]);
 
-        assertEquals(Scenarios.NAMES, o.scenarios());
+        assertEquals(Scenarios.DEFAULT_NAMES, o.scenarios());
+        assertTrue(o.scenarios().contains("engine-dsync"));
+        assertFalse(o.scenarios().contains("engine-many-logs"));
+        assertFalse(o.scenarios().contains("many-logs-footprint"));
         assertEquals(BenchOptions.DURATION_DEFAULT_SECONDS, o.durationSeconds());
         assertNull(o.directory());
         assertNull(o.jsonFile());
@@ -102,9 +105,9 @@ class BenchOptionsTest
     @Test
     void optionWithoutItsValueIsRefused()
     {
-        assertEquals("option --dir needs a value", assertThrows(UsageException.class,
+        assertEquals("--dir needs a value", assertThrows(UsageException.class,
             () -> BenchOptions.parse(new String[] {"--dir"})).getMessage());
-        assertEquals("option --only needs a value", assertThrows(UsageException.class,
+        assertEquals("--only needs a value", assertThrows(UsageException.class,
             () -> BenchOptions.parse(new String[] {"--only", "--quick"})).getMessage());
     }
 
@@ -112,11 +115,11 @@ class BenchOptionsTest
     void durationMustBePositiveSeconds()
     {
         assertTrue(assertThrows(UsageException.class,
-            () -> BenchOptions.parse(new String[] {"--duration", "3s"})).getMessage().contains("wants seconds"));
+            () -> BenchOptions.parse(new String[] {"--duration", "3s"})).getMessage().contains("takes seconds"));
         assertTrue(assertThrows(UsageException.class,
             () -> BenchOptions.parse(new String[] {"--duration", "0"})).getMessage().contains("must be above 0"));
         assertTrue(assertThrows(UsageException.class,
-            () -> BenchOptions.parse(new String[] {"--duration", "NaN"})).getMessage().contains("must be above 0"));
+            () -> BenchOptions.parse(new String[] {"--duration", "NaN"})).getMessage().contains("takes seconds"));
     }
 
     @Test
@@ -133,5 +136,38 @@ class BenchOptionsTest
         {
             assertTrue(BenchOptions.USAGE.contains("  " + name + " "), name);
         }
+    }
+
+    @Test
+    void logsOverridesTheManyLogsScenariosDefaults() throws UsageException
+    {
+        assertEquals(0, BenchOptions.parse(new String[0]).logs());
+        assertEquals(1000, BenchOptions.parse(new String[] {"--logs", "1,000"}).logs());
+        assertEquals(250, BenchOptions.parse(new String[] {"--logs=250"}).logs());
+    }
+
+    @Test
+    void logsRejectsWhatIsNotACountInRange()
+    {
+        assertTrue(assertThrows(UsageException.class, () -> BenchOptions.parse(new String[] {"--logs", "many"}))
+            .getMessage().contains("'many'"));
+        assertTrue(assertThrows(UsageException.class, () -> BenchOptions.parse(new String[] {"--logs", "0"}))
+            .getMessage().contains("between 1 and"));
+        assertTrue(assertThrows(UsageException.class,
+            () -> BenchOptions.parse(new String[] {"--logs", String.valueOf(BenchOptions.LOGS_MAX + 1)}))
+            .getMessage().contains("between 1 and"));
+    }
+
+    @Test
+    void segmentSizeTakesBytesOrASuffixAndTheEnginesLimits() throws UsageException
+    {
+        assertEquals(0, BenchOptions.parse(new String[0]).segmentSize());
+        assertEquals(1 << 20, BenchOptions.parse(new String[] {"--segment-size", "1m"}).segmentSize());
+        assertEquals(2 << 20, BenchOptions.parse(new String[] {"--segment-size=2048K"}).segmentSize());
+        assertEquals(4 << 20, BenchOptions.parse(new String[] {"--segment-size", "4194304"}).segmentSize());
+        assertTrue(assertThrows(UsageException.class, () -> BenchOptions.parse(new String[] {"--segment-size", "big"}))
+            .getMessage().contains("'big'"));
+        assertTrue(assertThrows(UsageException.class, () -> BenchOptions.parse(new String[] {"--segment-size", "4k"}))
+            .getMessage().startsWith("--segment-size '4k': "));
     }
 }

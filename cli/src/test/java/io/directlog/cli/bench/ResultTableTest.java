@@ -86,6 +86,19 @@ class ResultTableTest
     }
 
     @Test
+    void manyLogsRowIsComparedWithOneLogAtSixteenProducers()
+    {
+        final BenchRow oneLog = row("engine-dsync", 16, 100, 40_000, 400);
+        final BenchRow manyLogs = row("engine-many-logs", 16, 100, 30_000, 530);
+
+        assertEquals("75% of engine-dsync (target >=80%): missed", Comparisons.vs(manyLogs, List.of(oneLog, manyLogs)));
+        assertEquals("80% of engine-dsync (target >=80%): met",
+            Comparisons.vs(row("engine-many-logs", 16, 100, 32_000, 500), List.of(oneLog)));
+        assertNull(Comparisons.vs(manyLogs, List.of(row("engine-dsync", 1, 100, 40_000, 400))),
+            "only the 16-producer engine-dsync row is its reference");
+    }
+
+    @Test
     void microsKeepsThreeSignificantDigits()
     {
         assertEquals("3.46", ResultTable.micros(3.456));

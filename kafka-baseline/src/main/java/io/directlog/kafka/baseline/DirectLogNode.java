@@ -5,9 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * DirectLog's broker in a child JVM ({@link DirectLogNodeMain}) on a free loopback port with a fresh data directory:
@@ -30,21 +28,17 @@ public final class DirectLogNode implements BrokerUnderTest
 
     private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
-    private final Process process;
-    private final Path dataDir;
-    private final boolean deleteDataDir;
-    private final String bootstrap;
-    private final Thread shutdownHook;
-    private boolean closed;
+    private static final Duration STOP_GRACE = Duration.ofSeconds(30);
 
-    private DirectLogNode(final Process process, final Path dataDir, final boolean deleteDataDir, final String bootstrap)
+    private final ChildProcess child;
+    private final Path dataDir;
+    private final String bootstrap;
+
+    private DirectLogNode(final ChildProcess child, final Path dataDir, final String bootstrap)
     {
-        this.process = process;
+        this.child = child;
         this.dataDir = dataDir;
-        this.deleteDataDir = deleteDataDir;
         this.bootstrap = bootstrap;
-        this.shutdownHook = new Thread(() -> stop(process), "directlog-node-stop");
-        Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     /**
@@ -72,16 +66,13 @@ public final class DirectLogNode implements BrokerUnderTest
     {
         Files.createDirectories(dataDir);
         final Path logFile = dataDir.resolve("broker.log");
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        final List<String> command = ChildProcess.javaCommand(System.getProperty("java.class.path"));
         command.addAll(ENGINE_JVM_FLAGS);
         command.addAll(jvmOptions);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
         command.add(DirectLogNodeMain.class.getName());
         command.add(dataDir.resolve("data").toString());
-        final Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile.toFile())
-            .start();
+        final ChildProcess process = new ChildProcess(ChildProcess.start(command, logFile), STOP_GRACE,
+            "directlog-node", deleteOnClose ? dataDir : null);
         final long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         try
         {
@@ -90,28 +81,29 @@ public final class DirectLogNode implements BrokerUnderTest
                 final String bootstrap = bootstrapIn(Files.readString(logFile, StandardCharsets.UTF_8));
                 if (bootstrap != null)
                 {
-                    return new DirectLogNode(process, dataDir, deleteOnClose, bootstrap);
+                    return new DirectLogNode(process, dataDir, bootstrap);
                 }
                 if (!process.isAlive())
                 {
                     throw new IOException("DirectLog's broker exited with " + process.exitValue() +
-                        " before it started: " + tail(logFile));
+                        " before it started: " + ChildProcess.tail(logFile, 20));
                 }
                 if (System.nanoTime() - deadline > 0)
                 {
-                    throw new IOException("DirectLog's broker did not start in " + START_TIMEOUT + ": " + tail(logFile));
+                    throw new IOException("DirectLog's broker did not start in " + START_TIMEOUT + ": " +
+                        ChildProcess.tail(logFile, 20));
                 }
                 Thread.sleep(100);
             }
         }
         catch (final IOException | RuntimeException ex)
         {
-            process.destroyForcibly();
+            process.stopKeepingFiles();
             throw ex;
         }
         catch (final InterruptedException ex)
         {
-            process.destroyForcibly();
+            process.stopKeepingFiles();
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while starting DirectLog's broker", ex);
         }
@@ -137,7 +129,7 @@ public final class DirectLogNode implements BrokerUnderTest
     /** @return the child's process id, for measuring its CPU. */
     public long pid()
     {
-        return process.pid();
+        return child.pid();
     }
 
     /** @return the directory holding the broker's data ({@code data/}) and log ({@code broker.log}). */
@@ -147,55 +139,16 @@ public final class DirectLogNode implements BrokerUnderTest
     }
 
     @Override
-    public synchronized void close()
+    public void close()
     {
-        if (closed)
-        {
-            return;
-        }
-        closed = true;
-        try
-        {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        }
-        catch (final IllegalStateException ignore)
-        {
-            // The JVM is shutting down; the hook stops the child.
-        }
-        stop(process);
-        if (deleteDataDir)
-        {
-            KafkaNode.deleteRecursively(dataDir);
-        }
+        child.stop();
     }
 
     @Override
     public String toString()
     {
-        return "DirectLog's broker at " + bootstrap + " (pid " + process.pid() + ", " + dataDir + ")";
+        return "DirectLog's broker at " + bootstrap + " (pid " + child.pid() + ", " + dataDir + ")";
     }
 
-    private static void stop(final Process process)
-    {
-        process.destroy();
-        try
-        {
-            if (!process.waitFor(30, TimeUnit.SECONDS))
-            {
-                process.destroyForcibly();
-                process.waitFor(10, TimeUnit.SECONDS);
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
-    }
 
-    private static String tail(final Path file) throws IOException
-    {
-        final List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-    }
 }

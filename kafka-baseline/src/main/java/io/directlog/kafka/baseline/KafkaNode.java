@@ -1,7 +1,6 @@
 package io.directlog.kafka.baseline;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -13,12 +12,10 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Apache Kafka in a child JVM: one KRaft node that is broker and controller, listening on two free loopback ports,
@@ -45,27 +42,21 @@ public final class KafkaNode implements BrokerUnderTest
     /** How long Kafka's clean shutdown may take before it is killed; it took over 10 s here under load. */
     private static final Duration STOP_GRACE = Duration.ofSeconds(30);
 
-    private final Process process;
+    private final ChildProcess child;
     private final Path dataDir;
-    private final boolean deleteDataDir;
     private final Path logFile;
     private final String bootstrap;
     private final String version;
-    private final Thread shutdownHook;
-    private boolean closed;
 
     private KafkaNode(
-        final Process process, final Path dataDir, final boolean deleteDataDir, final Path logFile,
+        final ChildProcess child, final Path dataDir, final Path logFile,
         final String bootstrap, final String version)
     {
-        this.process = process;
+        this.child = child;
         this.dataDir = dataDir;
-        this.deleteDataDir = deleteDataDir;
         this.logFile = logFile;
         this.bootstrap = bootstrap;
         this.version = version;
-        this.shutdownHook = new Thread(() -> stop(process, STOP_GRACE), "kafka-node-stop");
-        Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     /**
@@ -98,10 +89,8 @@ public final class KafkaNode implements BrokerUnderTest
             command.addAll(config.jvmOptions);
             command.add("kafka.Kafka");
             command.add(properties.toString());
-            final Process process = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(logFile.toFile())
-                .start();
+            final ChildProcess process = new ChildProcess(ChildProcess.start(command, logFile), STOP_GRACE,
+                "kafka-node", madeDataDir ? dataDir : null);
             final String bootstrap = "127.0.0.1:" + clientPort;
             final String version;
             try
@@ -110,10 +99,10 @@ public final class KafkaNode implements BrokerUnderTest
             }
             catch (final IOException | RuntimeException ex)
             {
-                process.destroyForcibly();
+                process.stopKeepingFiles();
                 throw ex;
             }
-            return new KafkaNode(process, dataDir, madeDataDir, logFile, bootstrap, version);
+            return new KafkaNode(process, dataDir, logFile, bootstrap, version);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -148,7 +137,7 @@ public final class KafkaNode implements BrokerUnderTest
      */
     public long pid()
     {
-        return process.pid();
+        return child.pid();
     }
 
     /**
@@ -172,32 +161,15 @@ public final class KafkaNode implements BrokerUnderTest
     }
 
     @Override
-    public synchronized void close()
+    public void close()
     {
-        if (closed)
-        {
-            return;
-        }
-        closed = true;
-        try
-        {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        }
-        catch (final IllegalStateException ignore)
-        {
-            // The JVM is shutting down; the hook stops the child.
-        }
-        stop(process, STOP_GRACE);
-        if (deleteDataDir)
-        {
-            deleteRecursively(dataDir);
-        }
+        child.stop();
     }
 
     @Override
     public String toString()
     {
-        return "Apache Kafka " + version + " at " + bootstrap + " (pid " + process.pid() + ", " + dataDir + ")";
+        return "Apache Kafka " + version + " at " + bootstrap + " (pid " + child.pid() + ", " + dataDir + ")";
     }
 
     static String serverProperties(
@@ -262,7 +234,7 @@ public final class KafkaNode implements BrokerUnderTest
     }
 
     private static String awaitStarted(
-        final Process process, final Path logFile, final int clientPort, final Duration timeout) throws IOException
+        final ChildProcess process, final Path logFile, final int clientPort, final Duration timeout) throws IOException
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (true)
@@ -313,32 +285,10 @@ public final class KafkaNode implements BrokerUnderTest
         }
     }
 
-    private static void stop(final Process process, final Duration grace)
-    {
-        // SIGTERM: Kafka's shutdown hook closes the log cleanly, so a later start of the same directory skips recovery.
-        process.destroy();
-        try
-        {
-            if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS))
-            {
-                process.destroyForcibly();
-                process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS);
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
-    }
 
     private static List<String> javaCommand(final Config config)
     {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-cp");
-        command.add(config.classpath != null ? config.classpath : defaultClasspath());
-        return command;
+        return ChildProcess.javaCommand(config.classpath != null ? config.classpath : defaultClasspath());
     }
 
     private static String defaultClasspath()
@@ -374,15 +324,7 @@ public final class KafkaNode implements BrokerUnderTest
 
     private static String tail(final Path file)
     {
-        try
-        {
-            final List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-            return file + " ends with:\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-        }
-        catch (final IOException | UncheckedIOException ex)
-        {
-            return "(" + file + " unreadable: " + ex + ")";
-        }
+        return ChildProcess.tail(file, 30);
     }
 
     private static void sleepMillis(final long millis) throws IOException
@@ -398,17 +340,6 @@ public final class KafkaNode implements BrokerUnderTest
         }
     }
 
-    static void deleteRecursively(final Path dir)
-    {
-        try (Stream<Path> paths = Files.walk(dir))
-        {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        }
-        catch (final IOException ignore)
-        {
-            // Best effort: a temporary directory left behind is not worth failing a stopped broker for.
-        }
-    }
 
     /**
      * How to run a {@link KafkaNode}. Not thread-safe; build it, then start.

@@ -54,6 +54,15 @@ public final class CachePage
         return memory;
     }
 
+    /**
+     * @return the end of what the writer may write: the page's size, or for a growing write page the end of its
+     * charge so far (see {@link PageCache#tryGrow}). Writer thread.
+     */
+    public int chargedEnd()
+    {
+        return memory.chargedEnd();
+    }
+
     /** @return the segment this page holds. */
     public CacheOwner owner()
     {

@@ -57,7 +57,7 @@ public final class PageCache
      */
     public CachePage acquire(final CacheOwner owner, final int size, final boolean writable)
     {
-        long deadline = 0;
+        final long[] deadline = new long[1];
         while (true)
         {
             final PageMemory memory = pool.tryAcquire(size);
@@ -67,26 +67,134 @@ public final class PageCache
                 resident.add(page);
                 return page;
             }
-            if (!evictOne(Long.MAX_VALUE))
+            if (!makeRoom(deadline))
             {
-                // pins of readers (open batches, page-ins in progress) are short-lived: a write page waits a bounded
-                // time for one to go rather than fail the append at once
-                if (!anyPinnedReadOnly())
-                {
-                    return null;
-                }
-                final long now = System.nanoTime();
-                if (deadline == 0)
-                {
-                    deadline = now + PIN_WAIT_NANOS;
-                }
-                else if (now - deadline >= 0)
-                {
-                    return null;
-                }
-                LockSupport.parkNanos(20_000);
+                return null;
             }
         }
+    }
+
+    /**
+     * Takes a growing write page for {@code owner}: the segment's whole address range, charged against the budget
+     * only for its first {@code charge} bytes (see {@link PagePool#tryAcquireGrowing}); the writer calls
+     * {@link #tryGrow} before it writes past {@link CachePage#chargedEnd()}. Evicts read-only pages as needed, as
+     * {@link #acquire} does.
+     *
+     * @param owner    the segment the page will hold.
+     * @param capacity the segment's size.
+     * @param from     the first byte the writer will write (0 for a new segment; the next block when a log takes
+     *                 a page again in the middle of its segment), a multiple of the alignment.
+     * @param charge   bytes to charge now from {@code from}: the writer's first chunk.
+     * @return the page, writable and registered as resident; null when the budget is held by write pages and
+     * pinned pages.
+     */
+    public CachePage acquireGrowing(final CacheOwner owner, final int capacity, final int from, final int charge)
+    {
+        final long[] deadline = new long[1];
+        while (true)
+        {
+            final PageMemory memory = pool.tryAcquireGrowing(capacity, from, charge);
+            if (memory != null)
+            {
+                final CachePage page = new CachePage(memory, owner, true);
+                resident.add(page);
+                return page;
+            }
+            if (!makeRoom(deadline))
+            {
+                return null;
+            }
+        }
+    }
+
+    /**
+     * Lets the writer of a growing page write up to {@code end}: charges the next chunks against the budget (at
+     * least doubling the charge, see {@link #nextCharge}), evicting read-only pages when the budget is full.
+     * Called by the page's writer; the fast path is the writer's own check of {@link CachePage#chargedEnd()}.
+     *
+     * @param page a growing write page.
+     * @param end  the position the writer must be able to write up to (exclusive).
+     * @return true when the page is charged up to {@code end} or beyond; false when the budget is held by write
+     * pages and pinned pages (the append fails with the budget's exception, as a roll that gets no page does).
+     */
+    public boolean tryGrow(final CachePage page, final int end)
+    {
+        final PageMemory memory = page.memory();
+        final int from = memory.chargedFrom();
+        if (end <= from)
+        {
+            throw new IllegalArgumentException("position " + end + " is not above the page's charged start " + from);
+        }
+        if (end <= memory.chargedEnd())
+        {
+            return true;
+        }
+        final int charge = nextCharge(memory.charge(), end - from, memory.size() - from, pool.alignment());
+        final long[] deadline = new long[1];
+        while (true)
+        {
+            if (pool.tryGrow(memory, charge))
+            {
+                return true;
+            }
+            if (!makeRoom(deadline))
+            {
+                return false;
+            }
+        }
+    }
+
+    /**
+     * The growth policy of write pages: double the charge, and at least cover {@code end} rounded up to the
+     * alignment, never beyond the capacity. Doubling keeps the pool's lock off the writer's path (a 64 MiB segment
+     * grows ten times from 64 KiB) while a log that holds a few records is charged its first chunk only.
+     *
+     * @param current  the charge now.
+     * @param end      the position to cover, counted from the charge's start.
+     * @param capacity the bytes the charge may reach, counted from its start.
+     * @param unit     the alignment charges are multiples of.
+     * @return the new charge.
+     */
+    static int nextCharge(final int current, final int end, final int capacity, final int unit)
+    {
+        if (end > capacity)
+        {
+            throw new IllegalArgumentException("position " + end + " is beyond the page of " + capacity + " bytes");
+        }
+        final long doubled = Math.min((long)current * 2, capacity);
+        final long covering = ((long)end + unit - 1) / unit * unit;
+        return (int)Math.min(capacity, Math.max(doubled, covering));
+    }
+
+    /**
+     * Evicts one read-only page, or waits a little for readers' pins to go.
+     *
+     * @param deadline the caller's wait deadline (0 until the first wait), kept across calls.
+     * @return false when nothing can be evicted: the budget is held by write pages, or pins outlasted the wait.
+     */
+    private boolean makeRoom(final long[] deadline)
+    {
+        if (evictOne(Long.MAX_VALUE))
+        {
+            return true;
+        }
+        // pins of readers (open batches, page-ins in progress) are short-lived: a write page waits a bounded
+        // time for one to go rather than fail the append at once
+        if (!anyPinnedReadOnly())
+        {
+            return false;
+        }
+        final long now = System.nanoTime();
+        if (deadline[0] == 0)
+        {
+            deadline[0] = now + PIN_WAIT_NANOS;
+        }
+        else if (now - deadline[0] >= 0)
+        {
+            return false;
+        }
+        LockSupport.parkNanos(PIN_WAIT_PARK_NANOS);
+        return true;
     }
 
     /**
@@ -106,6 +214,8 @@ public final class PageCache
         }
     }
 
+    /** How long a write page sleeps between looks at readers' pins (they are held for one copy out). */
+    private static final long PIN_WAIT_PARK_NANOS = 20_000;
     /** How long a write page waits for readers' pins to go before the budget counts as exhausted. */
     private static final long PIN_WAIT_NANOS =
         Long.getLong("directlog.cache.pinWaitMillis", 1000) * 1_000_000L;
@@ -232,7 +342,10 @@ public final class PageCache
             }
             victim.owner().onPageEvicted(victim);
             evictions.increment();
-            if (takeOverSize > 0 && victim.memory().size() == takeOverSize && resident.remove(victim))
+            // a growing page is charged for part of its size only: a page-in that overwrites all of it takes a
+            // fixed page instead
+            if (takeOverSize > 0 && !victim.memory().growing() && victim.memory().size() == takeOverSize &&
+                resident.remove(victim))
             {
                 takenOver[0] = victim.memory();
             }

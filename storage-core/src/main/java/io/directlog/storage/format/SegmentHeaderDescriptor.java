@@ -1,5 +1,6 @@
 package io.directlog.storage.format;
 
+import org.agrona.BitUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -160,7 +161,7 @@ public final class SegmentHeaderDescriptor
         }
         final int blockSize = buffer.getInt(BLOCK_SIZE_OFFSET);
         final int segmentSize = buffer.getInt(SEGMENT_SIZE_OFFSET);
-        if (blockSize < LENGTH || Integer.bitCount(blockSize) != 1 || segmentSize <= 0 || segmentSize % blockSize != 0)
+        if (blockSize < LENGTH || !BitUtil.isPowerOfTwo(blockSize) || segmentSize <= 0 || segmentSize % blockSize != 0)
         {
             return "block size " + blockSize + " is not a power of two of at least " + LENGTH + " dividing the " +
                 "segment size " + segmentSize;

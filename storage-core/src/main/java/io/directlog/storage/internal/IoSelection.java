@@ -11,7 +11,7 @@ import io.directlog.nativeio.NativeIo;
 import io.directlog.storage.DeviceInfo;
 import io.directlog.storage.StorageException;
 import io.directlog.storage.StoreConfig;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.io.BufferedBlockIo;
 import io.directlog.storage.io.NativeBlockIo;
 
@@ -38,7 +38,7 @@ record IoSelection(BlockIo io, DeviceInfo deviceInfo)
         int logical = 0;
         int physical = 0;
         boolean direct = false;
-        int alignment = 4096;
+        int alignment = BlockIo.MIN_BLOCK_ALIGNMENT;
         String noSpace = null;
         final boolean nativeOn = NativeIo.isAvailable() && !Boolean.getBoolean(StoreConfig.BUFFERED_IO_PROP_NAME);
         String why = nativeOn ? null : (NativeIo.isAvailable() ? StoreConfig.BUFFERED_IO_PROP_NAME + "=true" :
@@ -64,7 +64,7 @@ record IoSelection(BlockIo io, DeviceInfo deviceInfo)
                 {
                     final DirectIoProbe.Result probe = DirectIoProbe.probe(directory);
                     direct = probe.supported();
-                    alignment = Math.max(4096, probe.alignment());
+                    alignment = Math.max(BlockIo.MIN_BLOCK_ALIGNMENT, probe.alignment());
                     why = probe.supported() ? null : probe.reason();
                     if (probe.noSpace())
                     {
@@ -93,7 +93,7 @@ record IoSelection(BlockIo io, DeviceInfo deviceInfo)
         {
             io = config.blockIo();
             direct = io.isDirect();
-            alignment = Math.max(4096, io.alignment());
+            alignment = io.blockAlignment();
         }
         else if (direct)
         {

@@ -19,9 +19,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 public final class JvmAccess
 {
-    /** The flag Agrona 2 needs, as it must be written on the java command line. */
+    /** The flag Agrona 2 needs, as it must be written on the java command line (Agrona on the class path). */
     public static final String ADD_OPENS_FLAG = "--add-opens java.base/jdk.internal.misc=ALL-UNNAMED";
-    /** The flag that lets JNA load its native library without a warning on JDK 24 and later. */
+    /** The flag that lets JNA load its native library without a warning on JDK 24 and later (class path). */
     public static final String NATIVE_ACCESS_FLAG = "--enable-native-access=ALL-UNNAMED";
 
     private static final String FAILURE = probe();
@@ -51,11 +51,34 @@ public final class JvmAccess
         }
         catch (final IllegalAccessError | ExceptionInInitializerError | NoClassDefFoundError ex)
         {
-            return "DirectLog cannot start on this JVM without the option " + ADD_OPENS_FLAG +
+            // on the module path the package must be opened to Agrona's module (org.agrona), not to ALL-UNNAMED
+            final String addOpens = "--add-opens java.base/jdk.internal.misc=" + moduleName(UnsafeBuffer.class);
+            final String nativeAccess = "--enable-native-access=" + jnaModuleName();
+            return "DirectLog cannot start on this JVM without the option " + addOpens +
                 " (Agrona 2, which DirectLog uses for off-heap buffers, reads jdk.internal.misc.Unsafe; the JVM said: " +
-                ex + "). Add it to the java command line, together with " + NATIVE_ACCESS_FLAG +
+                ex + "). Add it to the java command line, together with " + nativeAccess +
                 " (JNA's native library; JDK 24 and later warn without it), or put 'Add-Opens: java.base/jdk.internal.misc'" +
                 " and 'Enable-Native-Access: ALL-UNNAMED' in the manifest of the application's executable jar.";
         }
+    }
+
+    /** @return the module JNA's native-access flag must name (loading the class does not load the library). */
+    private static String jnaModuleName()
+    {
+        try
+        {
+            return moduleName(Class.forName("com.sun.jna.Native", false, JvmAccess.class.getClassLoader()));
+        }
+        catch (final ClassNotFoundException | LinkageError ex)
+        {
+            return "ALL-UNNAMED";
+        }
+    }
+
+    /** @return the module a flag must name for the class: its module's name, or ALL-UNNAMED on the class path. */
+    static String moduleName(final Class<?> type)
+    {
+        final Module module = type.getModule();
+        return module.isNamed() ? module.getName() : "ALL-UNNAMED";
     }
 }

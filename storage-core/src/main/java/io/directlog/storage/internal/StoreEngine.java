@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -28,10 +30,11 @@ import io.directlog.storage.StoreConfig;
 import io.directlog.storage.StoreLockedException;
 import io.directlog.storage.cache.EvictionPolicy;
 import io.directlog.storage.cache.PageCache;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.log.DefaultLog;
 import io.directlog.storage.log.LogConfigFile;
 import io.directlog.storage.log.LogContext;
+import io.directlog.storage.log.LogEvents;
 import io.directlog.storage.log.LogMeta;
 import io.directlog.storage.log.ReadAhead;
 import io.directlog.storage.log.SegmentFiles;
@@ -39,6 +42,7 @@ import io.directlog.storage.log.SegmentPreparer;
 import io.directlog.storage.page.PagePool;
 import io.directlog.storage.page.ReadBufferPool;
 import io.directlog.storage.writer.LogWriterAgent;
+import org.agrona.CloseHelper;
 
 /**
  * The {@link LogStore}: owns the directory lock, the I/O layer chosen for the directory, the page pool and
@@ -86,9 +90,10 @@ public final class StoreEngine implements LogStore
         this.lock = lock;
         this.io = selection.io();
         this.deviceInfo = selection.deviceInfo();
-        this.pool = new PagePool(config.memoryBudget(), Math.max(4096, io.alignment()));
+        this.pool = new PagePool(config.memoryBudget(), io.blockAlignment());
         this.cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
-        this.readBuffers = new ReadBufferPool(256 << 10, Math.max(4096, io.alignment()), 32);
+        this.readBuffers = new ReadBufferPool(ReadBufferPool.BUFFER_SIZE_DEFAULT, io.blockAlignment(),
+            ReadBufferPool.POOLED_BUFFERS_DEFAULT);
         this.preparer = new SegmentPreparer(io);
         this.readAhead = new ReadAhead(Math.min(config.readAheadBytes(), config.memoryBudget() / 4));
         this.writerPlacement = WriterPlacement.choose(config.writerCpus(), deviceInfo.device());
@@ -102,7 +107,8 @@ public final class StoreEngine implements LogStore
         this.syncer = new Thread(this::syncLoop, "directlog-syncer");
         this.syncer.setDaemon(true);
         this.syncer.start();
-        this.metrics = StoreMetrics.bind(config.meterRegistry(), this);
+        // without a registry StoreMetrics is never initialised: verifying it loads Micrometer, which is optional
+        this.metrics = config.meterRegistry() == null ? null : StoreMetrics.bind(config.meterRegistry(), this);
     }
 
     /**
@@ -146,17 +152,7 @@ public final class StoreEngine implements LogStore
         catch (final IOException | RuntimeException e)
         {
             LOCKED_IN_THIS_JVM.remove(directory);
-            if (channel != null)
-            {
-                try
-                {
-                    channel.close();
-                }
-                catch (final IOException ignore)
-                {
-                    // already failing
-                }
-            }
+            CloseHelper.quietClose(channel); // already failing
             if (e instanceof StorageException)
             {
                 throw (StorageException)e;
@@ -344,6 +340,7 @@ public final class StoreEngine implements LogStore
                     if (logs.remove(name, closing))
                     {
                         handedOut.remove(name);
+                        logGone(closing);
                     }
                 }
                 continue;
@@ -419,7 +416,7 @@ public final class StoreEngine implements LogStore
     {
         final LogWriterAgent writer = writers[nextWriter++ % writers.length];
         return new LogContext(io, cache, readBuffers, writer, preparer, config.appendTimeout(),
-            deviceInfo.copyOnWrite(), config.recoveryMode(), readAhead);
+            deviceInfo.copyOnWrite(), config.recoveryMode(), readAhead, metrics != null ? metrics : LogEvents.NONE);
     }
 
     /**
@@ -519,7 +516,15 @@ public final class StoreEngine implements LogStore
             handedOut.remove(name);
             if (log != null)
             {
-                log.close();
+                try
+                {
+                    log.close();
+                }
+                finally
+                {
+                    logGone(log);
+                }
+                awaitNotPreparing(log);
             }
             final Path dir = directory.resolve(name);
             try
@@ -565,6 +570,36 @@ public final class StoreEngine implements LogStore
     long readAheadRequests()
     {
         return readAhead.requests();
+    }
+
+    /**
+     * Before a closed log's files are deleted: a segment the preparer is making for it would appear in the directory
+     * after the listing (and fail the directory's removal). Bounded: a preparer stuck in I/O for a minute leaves
+     * the removal to fail with what is left.
+     */
+    private void awaitNotPreparing(final DefaultLog log)
+    {
+        try
+        {
+            if (!preparer.awaitNotPreparing(log, Duration.ofSeconds(60)))
+            {
+                LOG.log(System.Logger.Level.WARNING, "log '" + log.name() + "': a segment was still being prepared " +
+                    "60 s after it closed; deleting its files anyway");
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A log has left the open logs, closed: the meters keep its final counts. */
+    private void logGone(final DefaultLog log)
+    {
+        if (metrics != null)
+        {
+            metrics.logGone(log);
+        }
     }
 
     /** @return the open logs. */
@@ -639,16 +674,21 @@ public final class StoreEngine implements LogStore
             }
             closed = true;
         }
+        // a log whose close fails (it could not record a clean shutdown and said so with a WARNING) does not stop
+        // the others or the store from closing; the caller is told which failed once everything is closed, since
+        // the next open recovers those logs as after a crash
+        final List<String> failedLogs = new ArrayList<>();
+        final List<RuntimeException> failures = new ArrayList<>();
         for (final DefaultLog log : logs.values())
         {
             try
             {
                 log.close();
             }
-            catch (final StorageException e)
+            catch (final RuntimeException e)
             {
-                // that log's close could not record a clean shutdown and said so (a WARNING); the others and the
-                // store are closed all the same
+                failedLogs.add(log.name());
+                failures.add(e);
             }
         }
         logs.clear();
@@ -684,6 +724,14 @@ public final class StoreEngine implements LogStore
         finally
         {
             LOCKED_IN_THIS_JVM.remove(directory);
+        }
+        if (!failures.isEmpty())
+        {
+            final StorageException thrown = new StorageException("store " + directory + " closed, but the close of " +
+                "log(s) " + failedLogs + " failed (" + failures.get(0).getMessage() + "): the next open recovers " +
+                "them as after a crash", failures.get(0));
+            failures.subList(1, failures.size()).forEach(thrown::addSuppressed);
+            throw thrown;
         }
     }
 }

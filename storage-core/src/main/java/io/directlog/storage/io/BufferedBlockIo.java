@@ -12,6 +12,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.FileMode;
+
 /**
  * The fallback where O_DIRECT is unavailable (native I/O switched off, an unsupported OS, a filesystem that
  * refuses O_DIRECT): buffered FileChannel I/O. {@link #isDirect()} is false, which tells the engine to follow
@@ -194,7 +198,15 @@ public final class BufferedBlockIo implements BlockIo
         @Override
         public void truncate(final long length) throws IOException
         {
-            channel.truncate(length);
+            if (length > channel.size())
+            {
+                // ftruncate grows a file (with zeros); FileChannel.truncate leaves a smaller file as it is
+                channel.write(ByteBuffer.allocate(1), length - 1);
+            }
+            else
+            {
+                channel.truncate(length);
+            }
         }
 
         @Override

@@ -12,6 +12,9 @@ import io.directlog.nativeio.FallocateMode;
 import io.directlog.nativeio.NativeFile;
 import io.directlog.nativeio.NativeFileSystem;
 import io.directlog.nativeio.OpenFlags;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.FileMode;
 import org.agrona.BufferUtil;
 
 /**

@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 import io.directlog.storage.format.CheckpointDescriptor;
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.BlockIo;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -100,7 +100,7 @@ final class Checkpoint implements AutoCloseable
     static Checkpoint open(final BlockIo io, final Path dir, final long logId) throws IOException
     {
         final Path path = dir.resolve(SegmentFiles.CHECKPOINT_FILE);
-        final int block = Math.max(4096, io.alignment());
+        final int block = IoBlock.of(io).length();
         final PageMemory memory = PageMemory.allocate(2 * block, block);
         try
         {

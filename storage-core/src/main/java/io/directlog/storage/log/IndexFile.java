@@ -5,9 +5,9 @@ import java.nio.file.Path;
 
 import io.directlog.storage.format.Checksums;
 import io.directlog.storage.format.IndexFileDescriptor;
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.BlockIo;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -53,7 +53,7 @@ final class IndexFile
         final SegmentIndex index, final int endPosition, final long endOffset, final long maxTimestamp)
         throws IOException
     {
-        final int block = Math.max(4096, io.alignment());
+        final int block = IoBlock.of(io).length();
         int n = index.count();
         while (n > 0 && index.positionAt(n - 1) >= endPosition)
         {
@@ -130,7 +130,7 @@ final class IndexFile
         {
             return null; // as an unreadable index: the segment is scanned instead
         }
-        final int block = Math.max(4096, io.alignment());
+        final int block = IoBlock.of(io).length();
         try (BlockFile f = io.open(path, FileMode.READ, false))
         {
             final long size = f.size();

@@ -12,9 +12,9 @@ import io.directlog.storage.CorruptLogException;
 import io.directlog.storage.Durability;
 import io.directlog.storage.LogConfig;
 import io.directlog.storage.format.Checksums;
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.BlockIo;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
 import org.agrona.concurrent.UnsafeBuffer;
 

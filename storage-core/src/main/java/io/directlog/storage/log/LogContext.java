@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import io.directlog.storage.RecoveryMode;
 import io.directlog.storage.cache.PageCache;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.page.ReadBufferPool;
 import io.directlog.storage.writer.LogWriterAgent;
 
@@ -20,9 +20,18 @@ import io.directlog.storage.writer.LogWriterAgent;
  * @param copyOnWrite   true when the filesystem allocates on overwrite: DIRECT becomes DSYNC.
  * @param recoveryMode  what opening does with damage.
  * @param readAhead     the store's read-ahead of segments for sequential readers.
+ * @param events        what the log reports to the store's meters as it happens.
  */
 public record LogContext(BlockIo io, PageCache cache, ReadBufferPool readBuffers, LogWriterAgent writer,
     SegmentPreparer preparer, Duration appendTimeout, boolean copyOnWrite, RecoveryMode recoveryMode,
-    ReadAhead readAhead)
+    ReadAhead readAhead, LogEvents events)
 {
+    /** A context without meters ({@link LogEvents#NONE}). */
+    public LogContext(final BlockIo io, final PageCache cache, final ReadBufferPool readBuffers,
+        final LogWriterAgent writer, final SegmentPreparer preparer, final Duration appendTimeout,
+        final boolean copyOnWrite, final RecoveryMode recoveryMode, final ReadAhead readAhead)
+    {
+        this(io, cache, readBuffers, writer, preparer, appendTimeout, copyOnWrite, recoveryMode, readAhead,
+            LogEvents.NONE);
+    }
 }

@@ -2,7 +2,7 @@ package io.directlog.storage.log;
 
 import java.nio.file.Path;
 
-import io.directlog.storage.io.BlockFile;
+import io.directlog.storage.spi.BlockFile;
 
 /**
  * A segment file the preparer made ready: allocated and written through (filled with zeros by real writes, or a

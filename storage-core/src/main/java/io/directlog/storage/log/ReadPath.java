@@ -23,17 +23,19 @@ import org.agrona.DirectBuffer;
  */
 final class ReadPath
 {
-    private final DefaultLog log;
+    private final ReadSource log;
     private final LogContext context;
+    private final SegmentIndexLoader indexes;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     /** Where the last read ended: a read that starts there is taken as sequential (a hint; races only cost that). */
     private volatile long lastReadEnd = -1;
 
-    ReadPath(final DefaultLog log, final LogContext context)
+    ReadPath(final ReadSource log, final LogContext context, final SegmentIndexLoader indexes)
     {
         this.log = log;
         this.context = context;
+        this.indexes = indexes;
     }
 
     long hits()
@@ -191,7 +193,7 @@ final class ReadPath
     {
         try
         {
-            ensureIndex(segment);
+            indexes.ensureIndex(segment);
             final SegmentIndex index = segment.index();
             final int from = Math.max(SegmentHeaderDescriptor.LENGTH, index.floorPosition(offset));
             // the needed range only: the record holding offset starts before the next entry (or before the end,
@@ -203,8 +205,8 @@ final class ReadPath
                 (long)maxBytes + (from & 4095) + reach + RecordDescriptor.HEADER_LENGTH);
             while (true)
             {
-                final int chunkStart = log.alignDown(from);
-                final int length = log.alignUp((int)Math.min(want, segment.capacity() - chunkStart));
+                final int chunkStart = log.block().down(from);
+                final int length = log.block().up((int)Math.min(want, segment.capacity() - chunkStart));
                 final PageMemory memory = context.readBuffers().acquire(length);
                 boolean handedOver = false;
                 try
@@ -247,6 +249,8 @@ final class ReadPath
 
     /** Bytes per O_DIRECT read of a page-in (see {@link #readWhole}). */
     static final int PAGE_IN_CHUNK = 1 << 20;
+    /** How much offsetForTimestamp reads at a time while it looks for the first record at the timestamp. */
+    private static final int TIMESTAMP_SCAN_BYTES = 1 << 20;
 
     private static final int NOT_FOUND = -1;
     private static final int NEEDS_MORE = -2;
@@ -378,7 +382,7 @@ final class ReadPath
                 // the persisted index when there is one: scanning the page would check the CRC32C of all 64 MiB
                 // under the load lock (5-10 ms of a read-ahead thread that the device waits for), and every
                 // record read from this page is checked at read anyway
-                if (segment.index() == null && !loadPersistedIndex(segment))
+                if (segment.index() == null && !indexes.loadPersistedIndex(segment))
                 {
                     final SegmentIndex index = new SegmentIndex(segment.capacity());
                     final RecordScanner scanner = new RecordScanner(segment.blockSize());
@@ -441,84 +445,6 @@ final class ReadPath
         return position;
     }
 
-    /**
-     * Loads a cold segment's persisted index ({@code <seq>.idx}) if it is valid and matches, or else builds it by
-     * scanning the file in chunks (once). Readers, the syncer (retention by age) and truncateTo call it.
-     */
-    void ensureIndex(final Segment segment) throws IOException
-    {
-        if (segment.index() != null)
-        {
-            return;
-        }
-        synchronized (segment.loadLock())
-        {
-            if (segment.index() != null)
-            {
-                return;
-            }
-            if (loadPersistedIndex(segment))
-            {
-                return;
-            }
-            final SegmentIndex index = new SegmentIndex(segment.capacity());
-            final RecordScanner scanner = new RecordScanner(segment.blockSize());
-            int position = SegmentHeaderDescriptor.LENGTH;
-            long expected = segment.baseOffset();
-            int chunk = context.readBuffers().bufferSize();
-            while (position < segment.capacity())
-            {
-                final int chunkStart = log.alignDown(position);
-                final int length = log.alignUp(Math.min(chunk, segment.capacity() - chunkStart));
-                final PageMemory memory = context.readBuffers().acquire(length);
-                try
-                {
-                    final int read = segment.readFile().read(memory.byteBuffer(), 0, length, chunkStart);
-                    context.cache().onMiss(read);
-                    final RecordScanner.Stop stop = scanner.scan(memory.buffer(), position - chunkStart, read,
-                        expected, log.recordLogId(), index, chunkStart, segment.capacity());
-                    if (scanner.records() > 0)
-                    {
-                        segment.maxTimestamp(scanner.lastTimestamp());
-                    }
-                    position = chunkStart + scanner.position();
-                    expected = scanner.nextOffset();
-                    if (stop != RecordScanner.Stop.LIMIT || read < length)
-                    {
-                        break;
-                    }
-                    chunk = scanner.records() == 0 ? chunk * 2 : context.readBuffers().bufferSize();
-                }
-                finally
-                {
-                    context.readBuffers().release(memory);
-                }
-            }
-            segment.publishScannedEnd(position);
-            segment.index(index);
-        }
-    }
-
-    /**
-     * Publishes a rolled segment's persisted index ({@code <seq>.idx}) if it is valid and matches the segment. Under
-     * the segment's load lock.
-     *
-     * @return false when there is none to use.
-     */
-    private boolean loadPersistedIndex(final Segment segment)
-    {
-        final IndexFile.Loaded loaded = IndexFile.read(context.io(), log.directory(), log.meta().logId(), segment);
-        if (loaded == null || segment.sequence() == log.activeSequence() || loaded.endOffset() != segment.endOffset())
-        {
-            return false;
-        }
-        segment.publishScannedEnd(loaded.endPosition());
-        segment.maxTimestamp(loaded.maxTimestamp());
-        segment.indexPersisted(true);
-        segment.index(loaded.index());
-        return true;
-    }
-
     long offsetForTimestamp(final long timestamp)
     {
         log.checkOpenForRead();
@@ -532,7 +458,7 @@ final class ReadPath
             }
             try
             {
-                ensureIndex(segment);
+                indexes.ensureIndex(segment);
             }
             catch (final IOException e)
             {
@@ -555,7 +481,7 @@ final class ReadPath
         offset = Math.max(offset, log.startOffset());
         while (offset < visible)
         {
-            try (RecordBatch batch = read(offset, 1 << 20, true))
+            try (RecordBatch batch = read(offset, TIMESTAMP_SCAN_BYTES, true))
             {
                 if (batch.isEmpty())
                 {

@@ -97,20 +97,9 @@ public final class RecordScanner
             if (at == position && RecordDescriptor.isGap(base + at, blockSize) &&
                 at + RecordDescriptor.ALIGNMENT <= limit && buffer.getInt(at + RecordDescriptor.LENGTH_OFFSET) == 0)
             {
-                final int next = RecordDescriptor.gapEnd(base + at, blockSize) - base;
-                if (next > limit)
+                final int next = skipGap(buffer, at, limit, base, segmentSize);
+                if (next < 0)
                 {
-                    stop = Stop.LIMIT; // the gap is not loaded to its end: the caller reads on from here
-                    return stop;
-                }
-                if (!isGap(buffer, at, next))
-                {
-                    return invalid("a gap holding bytes that are neither its filler nor zero");
-                }
-                if (base + next >= segmentSize)
-                {
-                    damagePosition = next;
-                    stop = Stop.END;
                     return stop;
                 }
                 at = next; // a record there must be the expected one: checked below like any other
@@ -145,28 +134,13 @@ public final class RecordScanner
                 stop = Stop.LIMIT;
                 return stop;
             }
+            final String bad = checkRecord(buffer, at, length, recordLogId);
+            if (bad != null)
+            {
+                return invalid(bad);
+            }
             final long offset = buffer.getLong(at + RecordDescriptor.OFFSET_OFFSET);
             final int count = buffer.getInt(at + RecordDescriptor.COUNT_OFFSET);
-            final int logId = buffer.getInt(at + RecordDescriptor.LOG_ID_OFFSET);
-            if (logId != recordLogId)
-            {
-                return invalid("log id 0x" + Integer.toHexString(logId) + " is not this log's");
-            }
-            if (offset != nextOffset)
-            {
-                return invalid("offset " + offset + " where " + nextOffset + " was expected");
-            }
-            if (count < 1)
-            {
-                return invalid("record count " + count);
-            }
-            final int crc = buffer.getInt(at + RecordDescriptor.CRC_OFFSET);
-            final int actual = Checksums.crc32c(buffer, at + RecordDescriptor.CRC_COVERAGE_OFFSET,
-                length - RecordDescriptor.CRC_COVERAGE_OFFSET);
-            if (crc != actual)
-            {
-                return invalid("CRC mismatch");
-            }
             final long timestamp = buffer.getLong(at + RecordDescriptor.TIMESTAMP_OFFSET);
             if (index != null)
             {
@@ -180,6 +154,58 @@ public final class RecordScanner
             position = at;
             records++;
         }
+    }
+
+    /** @return the position after the gap at {@code at}, or -1 when the scan stops there ({@link #stop} set). */
+    private int skipGap(final DirectBuffer buffer, final int at, final int limit, final int base,
+        final int segmentSize)
+    {
+        final int next = RecordDescriptor.gapEnd(base + at, blockSize) - base;
+        if (next > limit)
+        {
+            stop = Stop.LIMIT; // the gap is not loaded to its end: the caller reads on from here
+            return -1;
+        }
+        if (!isGap(buffer, at, next))
+        {
+            invalid("a gap holding bytes that are neither its filler nor zero");
+            return -1;
+        }
+        if (base + next >= segmentSize)
+        {
+            damagePosition = next;
+            stop = Stop.END;
+            return -1;
+        }
+        return next;
+    }
+
+    /** @return why the whole record at {@code at} is not the expected next one of this log, or null. */
+    private String checkRecord(final DirectBuffer buffer, final int at, final int length, final int recordLogId)
+    {
+        final long offset = buffer.getLong(at + RecordDescriptor.OFFSET_OFFSET);
+        final int count = buffer.getInt(at + RecordDescriptor.COUNT_OFFSET);
+        final int logId = buffer.getInt(at + RecordDescriptor.LOG_ID_OFFSET);
+        if (logId != recordLogId)
+        {
+            return "log id 0x" + Integer.toHexString(logId) + " is not this log's";
+        }
+        if (offset != nextOffset)
+        {
+            return "offset " + offset + " where " + nextOffset + " was expected";
+        }
+        if (count < 1)
+        {
+            return "record count " + count;
+        }
+        final int crc = buffer.getInt(at + RecordDescriptor.CRC_OFFSET);
+        final int actual = Checksums.crc32c(buffer, at + RecordDescriptor.CRC_COVERAGE_OFFSET,
+            length - RecordDescriptor.CRC_COVERAGE_OFFSET);
+        if (crc != actual)
+        {
+            return "CRC mismatch";
+        }
+        return null;
     }
 
     private Stop invalid(final String why)

@@ -19,7 +19,7 @@ final class Retention
     {
     }
 
-    static void apply(final DefaultLog log, final Watermark w, final long nowMillis) throws IOException
+    static void apply(final LogSyncer log, final Watermark w, final long nowMillis) throws IOException
     {
         final LogConfig config = log.config();
         final long maxBytes = config.retentionBytes();

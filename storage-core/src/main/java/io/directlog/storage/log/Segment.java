@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import io.directlog.storage.cache.CacheOwner;
 import io.directlog.storage.cache.CachePage;
 import io.directlog.storage.format.RecordDescriptor;
-import io.directlog.storage.io.BlockFile;
+import io.directlog.storage.spi.BlockFile;
 
 /**
  * One segment file of a log: its place in the log (sequence, base offset), how far its records are visible,

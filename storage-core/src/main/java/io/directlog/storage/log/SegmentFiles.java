@@ -2,6 +2,8 @@ package io.directlog.storage.log;
 
 import java.nio.file.Path;
 
+import io.directlog.storage.spi.BlockIo;
+
 /**
  * The names of a log's files, spelled once. A segment file is named by its sequence number, zero-padded to
  * 20 digits, not by its base offset: the preparer creates and names files ahead of the writer, before their
@@ -35,7 +37,7 @@ public final class SegmentFiles
      * @return true when it holds a log's files.
      * @throws IOException when it cannot be listed.
      */
-    public static boolean isLogDirectory(final io.directlog.storage.io.BlockIo io, final Path dir) throws java.io.IOException
+    public static boolean isLogDirectory(final io.directlog.storage.spi.BlockIo io, final Path dir) throws java.io.IOException
     {
         if (io.exists(dir.resolve(META_FILE)) || io.exists(dir.resolve(CHECKPOINT_FILE)))
         {

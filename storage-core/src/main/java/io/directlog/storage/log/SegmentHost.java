@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 import io.directlog.storage.cache.CachePage;
-import io.directlog.storage.io.BlockFile;
+import io.directlog.storage.spi.BlockFile;
 
 /**
  * What a segment needs from its log.

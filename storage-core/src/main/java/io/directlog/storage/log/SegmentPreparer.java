@@ -2,6 +2,7 @@ package io.directlog.storage.log;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -9,9 +10,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import io.directlog.storage.format.SegmentHeaderDescriptor;
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.BlockIo;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
 
 /**
@@ -34,11 +35,21 @@ public final class SegmentPreparer implements AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(SegmentPreparer.class.getName());
     private static final int ZERO_CHUNK = 1 << 20;
+    /** How long the loop sleeps without a signal: it tops logs up even if a signal was lost. */
+    private static final long IDLE_WAIT_MILLIS = 500;
+    /** How long it waits after a failure (out of space, usually) before it tries again. */
+    private static final long RETRY_WAIT_MILLIS = 1000;
+    /** How long close() waits for the loop to finish a preparation in flight. */
+    private static final long CLOSE_JOIN_MILLIS = 30_000;
 
     private final BlockIo io;
-    private final Set<DefaultLog> logs = ConcurrentHashMap.newKeySet();
-    private final ConcurrentLinkedQueue<DefaultLog> urgent = new ConcurrentLinkedQueue<>();
+    private final Set<SpareSegmentQueue> logs = ConcurrentHashMap.newKeySet();
+    private final ConcurrentLinkedQueue<SpareSegmentQueue> urgent = new ConcurrentLinkedQueue<>();
     private final Semaphore wakeups = new Semaphore(0);
+    /** Guards {@link #filling}; notified when a fill ends. */
+    private final Object fillingLock = new Object();
+    /** The log the preparer thread is filling now, or null; guarded by fillingLock. */
+    private SpareSegmentQueue filling;
     private final Thread thread;
     private final PageMemory zeros;
     private volatile boolean running = true;
@@ -50,7 +61,7 @@ public final class SegmentPreparer implements AutoCloseable
     public SegmentPreparer(final BlockIo io)
     {
         this.io = io;
-        this.zeros = PageMemory.allocate(ZERO_CHUNK, Math.max(4096, io.alignment()));
+        this.zeros = PageMemory.allocate(ZERO_CHUNK, IoBlock.of(io).length());
         thread = new Thread(this::run, "directlog-segment-preparer");
         thread.setDaemon(true);
         thread.start();
@@ -62,13 +73,13 @@ public final class SegmentPreparer implements AutoCloseable
         return prepared;
     }
 
-    void register(final DefaultLog log)
+    void register(final SpareSegmentQueue log)
     {
         logs.add(log);
         signal();
     }
 
-    void deregister(final DefaultLog log)
+    void deregister(final SpareSegmentQueue log)
     {
         logs.remove(log);
     }
@@ -78,7 +89,7 @@ public final class SegmentPreparer implements AutoCloseable
      *
      * @param log the waiting log.
      */
-    void prioritise(final DefaultLog log)
+    void prioritise(final SpareSegmentQueue log)
     {
         urgent.add(log);
         signal();
@@ -95,12 +106,12 @@ public final class SegmentPreparer implements AutoCloseable
         while (running)
         {
             boolean failed = false;
-            DefaultLog first;
+            SpareSegmentQueue first;
             while ((first = urgent.poll()) != null)
             {
                 failed |= fill(first);
             }
-            for (final DefaultLog log : logs)
+            for (final SpareSegmentQueue log : logs)
             {
                 failed |= fill(log);
                 if (!urgent.isEmpty())
@@ -112,7 +123,7 @@ public final class SegmentPreparer implements AutoCloseable
             {
                 if (urgent.isEmpty())
                 {
-                    wakeups.tryAcquire(failed ? 1000 : 500, TimeUnit.MILLISECONDS);
+                    wakeups.tryAcquire(failed ? RETRY_WAIT_MILLIS : IDLE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
                     wakeups.drainPermits();
                 }
             }
@@ -124,7 +135,56 @@ public final class SegmentPreparer implements AutoCloseable
     }
 
     /** Prepares segments for one log up to its target, and a zeroed page for its next roll; true when it failed. */
-    private boolean fill(final DefaultLog log)
+    private boolean fill(final SpareSegmentQueue log)
+    {
+        synchronized (fillingLock)
+        {
+            filling = log;
+        }
+        try
+        {
+            return fillLog(log);
+        }
+        finally
+        {
+            synchronized (fillingLock)
+            {
+                filling = null;
+                fillingLock.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Waits until the preparer is not preparing a segment of {@code log}; call after {@link #deregister}, so it
+     * starts none after. Deleting a log's files needs it: a prepare in flight creates its next segment file after
+     * the log closed, and a directory listed before that is not empty when it is removed.
+     *
+     * @param log     the log.
+     * @param timeout how long to wait at most.
+     * @return true when no prepare of the log is in flight; false when the timeout passed first.
+     * @throws InterruptedException when interrupted while waiting.
+     */
+    public boolean awaitNotPreparing(final DefaultLog log, final Duration timeout) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        final SpareSegmentQueue queue = log.spares();
+        synchronized (fillingLock)
+        {
+            while (filling == queue)
+            {
+                final long left = deadline - System.nanoTime();
+                if (left <= 0)
+                {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(fillingLock, left);
+            }
+        }
+        return true;
+    }
+
+    private boolean fillLog(final SpareSegmentQueue log)
     {
         try
         {
@@ -156,7 +216,7 @@ public final class SegmentPreparer implements AutoCloseable
         return false;
     }
 
-    private PreparedSegment prepare(final DefaultLog log) throws IOException
+    private PreparedSegment prepare(final SpareSegmentQueue log) throws IOException
     {
         final Path dir = log.directory();
         final int size = log.segmentSize();
@@ -266,7 +326,7 @@ public final class SegmentPreparer implements AutoCloseable
         wakeups.release();
         try
         {
-            thread.join(30_000);
+            thread.join(CLOSE_JOIN_MILLIS);
         }
         catch (final InterruptedException e)
         {

@@ -24,15 +24,27 @@ public final class PageMemory
     private final ByteBuffer byteBuffer;
     private final UnsafeBuffer buffer;
     private final int size;
+    private final boolean growing;
+    /**
+     * Bytes of this page counted against the pool's budget: all of it for a fixed page; for a growing page the
+     * prefix its owner may write. Changed only by {@link PagePool}, under its lock, at its owner's request (so the
+     * owner reads it without a lock).
+     */
+    private int charge;
+    /** The first byte a growing page's charge counts from (its owner writes nothing below); 0 for a fixed page. */
+    private final int chargedFrom;
     private final AtomicBoolean freed = new AtomicBoolean();
 
     private PageMemory(final AlignedMemory nativeMemory, final ByteBuffer fallback, final ByteBuffer byteBuffer,
-        final int size)
+        final int size, final boolean growing, final int chargedFrom, final int charge)
     {
+        this.chargedFrom = chargedFrom;
         this.nativeMemory = nativeMemory;
         this.fallback = fallback;
         this.byteBuffer = byteBuffer;
         this.size = size;
+        this.growing = growing;
+        this.charge = charge;
         this.buffer = new UnsafeBuffer(byteBuffer, 0, size);
     }
 
@@ -45,6 +57,37 @@ public final class PageMemory
      */
     public static PageMemory allocate(final int size, final int alignment)
     {
+        return allocate(size, alignment, false, 0, size);
+    }
+
+    /**
+     * Allocates a growing page: the whole {@code size} is addressable (a segment's write page keeps one address
+     * range, so O_DIRECT writes and readers' positions stay as they are), but only {@code charge} bytes count
+     * against the budget until {@link PagePool#tryGrow} charges more. Where native memory is available the block
+     * is an anonymous mapping whose untouched bytes are neither resident nor non-zero, so resident memory follows
+     * what the owner wrote, never more than the charge; the fallback's direct ByteBuffer is zeroed (and resident)
+     * in full by the JDK, so there the charge is accounting only.
+     *
+     * The charge counts from {@code from}: a page taken for a segment that already holds records below the writer's
+     * next block (a log that gave its page back while idle) is charged for what it can hold from there, not for
+     * addresses below it that nobody touches.
+     *
+     * @param size      the capacity in bytes, a multiple of alignment.
+     * @param alignment a power of two.
+     * @param from      the first byte the owner may write, a multiple of alignment.
+     * @param charge    the bytes counted now from {@code from}, a positive multiple of alignment, at most
+     *                  {@code size - from}.
+     * @return the memory, zeroed.
+     */
+    static PageMemory allocateGrowing(final int size, final int alignment, final int from, final int charge)
+    {
+        checkWindow(from, charge, size, alignment);
+        return allocate(size, alignment, true, from, charge);
+    }
+
+    private static PageMemory allocate(final int size, final int alignment, final boolean growing, final int from,
+        final int charge)
+    {
         if (size <= 0 || size % alignment != 0)
         {
             throw new IllegalArgumentException("page size " + size + " must be a positive multiple of the alignment " +
@@ -52,13 +95,29 @@ public final class PageMemory
         }
         if (NativeIo.isAvailable())
         {
-            final AlignedMemory memory = AlignedMemory.allocate(size, alignment);
-            return new PageMemory(memory, null, memory.byteBuffer(), size);
+            // a growing page is always an anonymous mapping, whatever its size: resident as written, never more
+            final AlignedMemory memory = growing && alignment <= 4096 ?
+                AlignedMemory.allocateMapped(size, alignment) : AlignedMemory.allocate(size, alignment);
+            return new PageMemory(memory, null, memory.byteBuffer(), size, growing, from, charge);
         }
         final ByteBuffer raw = ByteBuffer.allocateDirect(size + alignment);
         final ByteBuffer aligned = raw.alignedSlice(alignment);
         aligned.limit(size);
-        return new PageMemory(null, raw, aligned.slice(), size);
+        return new PageMemory(null, raw, aligned.slice(), size, growing, from, charge);
+    }
+
+    static void checkWindow(final int from, final int charge, final int size, final int alignment)
+    {
+        if (from < 0 || from >= size || from % alignment != 0)
+        {
+            throw new IllegalArgumentException("charge start " + from + " must be a multiple of the alignment " +
+                alignment + " within the page size " + size);
+        }
+        if (charge <= 0 || charge > size - from || charge % alignment != 0)
+        {
+            throw new IllegalArgumentException("charge " + charge + " must be a positive multiple of the alignment " +
+                alignment + ", at most the page size " + size + " less its start " + from);
+        }
     }
 
     /** @return the bytes as an Agrona buffer (index 0 is the first byte). */
@@ -83,6 +142,39 @@ public final class PageMemory
     public void zero()
     {
         buffer.setMemory(0, size, (byte)0);
+    }
+
+    /** @return true for a page charged in chunks (see {@link #allocateGrowing}). */
+    public boolean growing()
+    {
+        return growing;
+    }
+
+    /**
+     * @return the bytes counted against the budget: the page size for a fixed page; for a growing page the prefix
+     * its owner may write (bytes from here on are zero and, with native memory, not resident). Read it on the
+     * owner's thread, or under the pool's lock.
+     */
+    public int charge()
+    {
+        return charge;
+    }
+
+    /** @return the first byte the charge counts from: 0 for a fixed page. */
+    public int chargedFrom()
+    {
+        return chargedFrom;
+    }
+
+    /** @return the end of what the owner may write: {@link #chargedFrom()} plus {@link #charge()}. Owner's thread. */
+    public int chargedEnd()
+    {
+        return chargedFrom + charge;
+    }
+
+    void charge(final int bytes)
+    {
+        charge = bytes;
     }
 
     /** @return true once freed. */

@@ -13,6 +13,12 @@ import java.util.concurrent.LinkedBlockingQueue;
  * Design note: one allocator for the whole store so that many small logs and a few big ones share a budget;
  * pages are kept per size and a free page of another size is given back to the OS when the budget needs room.
  * <p>
+ * A growing page ({@link #tryAcquireGrowing}) is a segment-sized address range charged in chunks: it counts only
+ * the prefix its owner may write, {@link #tryGrow} charges more as the segment fills, and its release gives the
+ * whole charge back at once (the mapping is unmapped, not pooled: a fresh anonymous mapping is zero for nothing,
+ * so a growing page needs no cleaner). Many logs that each hold a few records then cost a chunk each, not a
+ * segment each (issue 18).
+ * <p>
  * Thread-safe: a short lock guards the accounting; zeroing happens outside it.
  */
 public final class PagePool implements AutoCloseable
@@ -199,6 +205,16 @@ public final class PagePool implements AutoCloseable
      */
     public void release(final PageMemory page)
     {
+        if (page.growing())
+        {
+            synchronized (this)
+            {
+                allocatedBytes -= page.charge();
+                notifyAll();
+            }
+            page.free(); // munmap: the written prefix goes back to the kernel; a new mapping is zero for nothing
+            return;
+        }
         synchronized (this)
         {
             if (closed)
@@ -210,6 +226,97 @@ public final class PagePool implements AutoCloseable
             freeBytes += page.size();
             dirty.add(page); // under the lock: a page is always in a queue, or the cleaner's (see cleaning)
             notifyAll();
+        }
+    }
+
+    /**
+     * Takes a growing page: {@code capacity} bytes of address range of which only {@code charge} count against the
+     * budget (see {@link PageMemory#allocateGrowing}). Free fixed pages are given back to the OS to make room.
+     *
+     * @param capacity the page's size: a segment's.
+     * @param charge   the bytes charged now, a positive multiple of the alignment, at most {@code capacity}.
+     * @return a zeroed page, or null when the budget is used up by pages in use.
+     */
+    public PageMemory tryAcquireGrowing(final int capacity, final int charge)
+    {
+        return tryAcquireGrowing(capacity, 0, charge);
+    }
+
+    /**
+     * Takes a growing page whose charge counts from {@code from} (see {@link PageMemory#allocateGrowing}).
+     *
+     * @param capacity the page's size: a segment's.
+     * @param from     the first byte its owner will write, a multiple of the alignment.
+     * @param charge   the bytes charged now from {@code from}.
+     * @return a zeroed page, or null when the budget is used up by pages in use.
+     */
+    public PageMemory tryAcquireGrowing(final int capacity, final int from, final int charge)
+    {
+        PageMemory.checkWindow(from, charge, capacity, alignment);
+        synchronized (this)
+        {
+            if (closed)
+            {
+                throw new IllegalStateException("page pool is closed");
+            }
+            releaseFreePagesFor(charge);
+            if (allocatedBytes + charge > budget)
+            {
+                return null;
+            }
+            allocatedBytes += charge;
+            allocations++;
+        }
+        try
+        {
+            return PageMemory.allocateGrowing(capacity, alignment, from, charge);
+        }
+        catch (final RuntimeException | Error e)
+        {
+            synchronized (this)
+            {
+                allocatedBytes -= charge;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Charges more of a growing page against the budget, so that its owner may write up to {@code charge}. Never
+     * waits and never evicts (the cache does, see {@code PageCache.tryGrow}); free fixed pages are given back to
+     * the OS to make room. A charge never shrinks while the page is held.
+     *
+     * @param page   a growing page the caller holds.
+     * @param charge the bytes it may write from its {@link PageMemory#chargedFrom()}, a multiple of the alignment.
+     * @return true when the page is charged for {@code charge} bytes (or more) now; false when the budget is
+     * used up by pages in use.
+     */
+    public boolean tryGrow(final PageMemory page, final int charge)
+    {
+        if (!page.growing())
+        {
+            throw new IllegalArgumentException("a fixed page of " + page.size() + " bytes cannot grow");
+        }
+        PageMemory.checkWindow(page.chargedFrom(), charge, page.size(), alignment);
+        synchronized (this)
+        {
+            final int delta = charge - page.charge();
+            if (delta <= 0)
+            {
+                return true;
+            }
+            if (closed)
+            {
+                throw new IllegalStateException("page pool is closed");
+            }
+            releaseFreePagesFor(delta);
+            if (allocatedBytes + delta > budget)
+            {
+                return false;
+            }
+            allocatedBytes += delta;
+            page.charge(charge);
+            return true;
         }
     }
 
@@ -256,9 +363,24 @@ public final class PagePool implements AutoCloseable
 
     private void releaseOtherSizesFor(final int size)
     {
+        releaseFreePages(size, size);
+    }
+
+    /** Gives free fixed pages of any size back to the OS until {@code bytes} more fit in the budget. */
+    private void releaseFreePagesFor(final int bytes)
+    {
+        releaseFreePages(bytes, -1);
+    }
+
+    /**
+     * @param size     bytes that must fit.
+     * @param keepSize clean pages of this size are kept (the caller would reuse one), or -1.
+     */
+    private void releaseFreePages(final int size, final int keepSize)
+    {
         for (final Map.Entry<Integer, ArrayDeque<PageMemory>> e : clean.entrySet())
         {
-            if (e.getKey() == size)
+            if (e.getKey() == keepSize)
             {
                 continue;
             }

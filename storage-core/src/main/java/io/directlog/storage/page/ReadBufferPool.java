@@ -2,6 +2,8 @@ package io.directlog.storage.page;
 
 import java.util.concurrent.ArrayBlockingQueue;
 
+import org.agrona.BitUtil;
+
 /**
  * Aligned buffers for reads that go to disk without paging a whole segment in. A small bounded set outside
  * the page budget: buffers of {@link #bufferSize()} are reused, larger ones are allocated and freed per read.
@@ -10,13 +12,18 @@ import java.util.concurrent.ArrayBlockingQueue;
  */
 public final class ReadBufferPool implements AutoCloseable
 {
+    /** Pooled buffer size: large enough for the aligned reads of a record batch, small enough to keep 32. */
+    public static final int BUFFER_SIZE_DEFAULT = 256 << 10;
+    /** Buffers kept for reuse: about one per concurrent reader thread, 8 MiB outside the page budget. */
+    public static final int POOLED_BUFFERS_DEFAULT = 32;
+
     private final int bufferSize;
     private final int alignment;
     private final ArrayBlockingQueue<PageMemory> free;
 
     /**
      * @param bufferSize the size of pooled buffers (at least 256 KiB: large aligned reads).
-     * @param alignment  the direct-I/O alignment.
+     * @param alignment  the direct-I/O alignment, a power of two.
      * @param maxPooled  buffers kept for reuse.
      */
     public ReadBufferPool(final int bufferSize, final int alignment, final int maxPooled)
@@ -43,7 +50,7 @@ public final class ReadBufferPool implements AutoCloseable
             final PageMemory pooled = free.poll();
             return pooled != null ? pooled : PageMemory.allocate(bufferSize, alignment);
         }
-        return PageMemory.allocate((size + alignment - 1) / alignment * alignment, alignment);
+        return PageMemory.allocate(BitUtil.align(size, alignment), alignment);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.directlog.storage.writer;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.directlog.storage.AppendCallback;
+import org.agrona.BitUtil;
 
 /**
  * Runs user completions ({@link AppendCallback}s) so that what they throw never reaches the thread running them:
@@ -60,7 +61,7 @@ public final class CallbackGuard
         {
             parent.errors.incrementAndGet();
         }
-        if ((n & (n - 1)) == 0)
+        if (BitUtil.isPowerOfTwo(n))
         {
             LOG.log(System.Logger.Level.WARNING, "an append callback of " + owner + " threw on thread " +
                 Thread.currentThread().getName() + " (" + n + " so far, logged at powers of two); " +

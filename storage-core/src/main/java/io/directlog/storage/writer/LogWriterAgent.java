@@ -11,64 +11,57 @@ import io.directlog.storage.AppendCallback;
 import io.directlog.storage.AppendTimeoutException;
 import io.directlog.storage.Durability;
 import io.directlog.storage.LogClosedException;
-import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 /**
- * One writer thread and the logs pinned to it. Producers on any thread copy their records into a bounded
- * many-to-one ring buffer (Agrona); the writer drains it, copies each record into its log's cache page, and
- * writes everything that arrived meanwhile with one O_DIRECT pwrite per log (group commit).
- * <p>
- * The completion of each queued append travels in a slot table indexed by the message's ring position:
- * a ring message occupies at least 24 bytes, so {@code index >> 4} is unique among live messages, and the slot
- * is cleared before the ring lets the bytes be claimed again. So the callback path allocates nothing.
+ * One writer thread and the logs pinned to it. Producers on any thread queue their records through the
+ * {@link #proxy()} into a bounded many-to-one ring ({@link WriterQueue}); each duty cycle ({@link #doWork()})
+ * drains it, copies each record into its log's cache page, then lets every log write what arrived meanwhile with
+ * one O_DIRECT pwrite (group commit). Agrona's {@link AgentRunner} runs the duty cycle and
+ * {@link WriterIdleStrategy} waits between empty ones.
  * <p>
  * The thread may pin itself to given CPUs when it starts (see {@code StoreConfig.writerCpus}): a writer woken on
  * the CPU that took its write's completion interrupt is woken without an inter-processor interrupt.
  * <p>
- * Idle strategy: spin briefly, yield, then park until a producer unparks it or the next background flush is
- * due. Producers unpark only when the writer said it sleeps (a volatile flag checked after publishing).
+ * Design note: the agent also owns its runner and thread, and forwards the producer-facing methods to its proxy,
+ * because the log package reaches the writer through this type ({@code LogContext.writer()}); callers that only
+ * offer should hold the {@link LogWriterProxy}.
  * <p>
- * Thread-safe for the offer methods; {@link #run()} is the writer thread.
+ * Thread-safe for {@link #register}, {@link #stop} and the forwarded offer methods; {@link #doWork()},
+ * {@link #onStart()}, {@link #onClose()} and {@link #deregister} run on the writer thread.
  */
-public final class LogWriterAgent implements Runnable
+public final class LogWriterAgent implements Agent
 {
-    /** Message type of an inline append. */
-    static final int APPEND = 1;
-    /** Message type of an append too large for the ring: the payload travels on the heap. */
-    static final int LARGE_APPEND = 2;
-    /** Message type of a command run on the writer thread. */
-    static final int COMMAND = 3;
-    /** Bytes before the payload in a message: client slot, record count, durability, padding. */
-    static final int HEADER_LENGTH = 16;
+    /** Messages one duty cycle reads at most before the logs get their flush turn. */
+    static final int MESSAGES_PER_DUTY_CYCLE = 4096;
+    /** How long the final drain waits for a claim in flight to be committed before giving up on it. */
+    static final long FINAL_DRAIN_WAIT_NANOS = 10_000_000_000L;
     private static final System.Logger LOG = System.getLogger(LogWriterAgent.class.getName());
     private static final Durability[] DURABILITIES = Durability.values();
-    private static final int SPINS = 200;
-    private static final int YIELDS = 20;
-    private static final long MAX_PARK_NANOS = 10_000_000L;
 
+    private final String name;
+    private final WriterQueue queue;
     private final ManyToOneRingBuffer ring;
-    private final UnsafeBuffer ringBuffer;
-    private final Object[] slots;
+    private final WriterIdleStrategy idle;
+    private final AgentRunner runner;
     private final Thread thread;
+    private final LogWriterProxy proxy;
     /** Where the thread pins itself (next to the device's completion interrupts), or null. */
     private final CpuSet cpus;
     private final MessageHandler handler = this::onMessage;
     /** Counts what the callbacks of this writer's logs throw (the logs' guards count into it). */
     private final CallbackGuard callbacks;
     private volatile WriterClient[] clients = new WriterClient[0];
-    private volatile boolean sleeping;
-    private volatile boolean running = true;
-    /** Guards reads of the ring once the writer's loop ended: its final drain, and late offers after it. */
-    private final Object stoppedLock = new Object();
-    private boolean finalDrainDone;
+    /** Writer's counter (or a late offerer's under the drain lock), read racily. */
     private long messages;
-    private long parks;
 
     /**
      * @param name       the thread's name.
@@ -86,13 +79,15 @@ public final class LogWriterAgent implements Runnable
      */
     public LogWriterAgent(final String name, final int queueBytes, final CpuSet cpus)
     {
+        this.name = name;
         this.cpus = cpus;
-        ringBuffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
-            queueBytes + RingBufferDescriptor.TRAILER_LENGTH, 64));
-        ring = new ManyToOneRingBuffer(ringBuffer);
-        slots = new Object[queueBytes >> 4];
-        thread = new Thread(this, name);
+        queue = new WriterQueue(queueBytes);
+        ring = queue.ring;
+        idle = new WriterIdleStrategy(queue, this);
+        runner = new AgentRunner(idle, this::onDutyCycleError, null, this);
+        thread = new Thread(runner, name);
         thread.setDaemon(true);
+        proxy = new LogWriterProxy(queue, this, thread);
         callbacks = new CallbackGuard("a log of " + name, null);
     }
 
@@ -108,16 +103,10 @@ public final class LogWriterAgent implements Runnable
         return thread;
     }
 
-    /** @return the largest payload that travels inside the ring. */
-    public int maxInlinePayload()
+    /** @return how other threads queue appends and commands for this writer. */
+    public LogWriterProxy proxy()
     {
-        return ring.maxMsgLength() - HEADER_LENGTH;
-    }
-
-    /** @return bytes waiting in the queue. */
-    public int queuedBytes()
-    {
-        return ring.size();
+        return proxy;
     }
 
     /** @return the guard that counts what callbacks of this writer's logs threw; never decreases. */
@@ -135,7 +124,7 @@ public final class LogWriterAgent implements Runnable
     /** @return times the writer parked. */
     public long parks()
     {
-        return parks;
+        return idle.parks();
     }
 
     /**
@@ -166,8 +155,200 @@ public final class LogWriterAgent implements Runnable
         clients = next;
     }
 
+    @Override
+    public String roleName()
+    {
+        return name;
+    }
+
+    /** A writer that cannot be pinned still works, only slower to wake: say so and go on. */
+    @Override
+    public void onStart()
+    {
+        if (cpus == null)
+        {
+            return;
+        }
+        try
+        {
+            ThreadAffinity.pinCurrentThread(cpus);
+        }
+        catch (final NativeIoException | RuntimeException e)
+        {
+            LOG.log(System.Logger.Level.WARNING, name + " runs unpinned: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public int doWork()
+    {
+        if (queue.stopping)
+        {
+            // expected: AgentRunner ends the loop without reporting an error, then calls onClose
+            throw new AgentTerminationException(true);
+        }
+        int work = ring.read(handler, MESSAGES_PER_DUTY_CYCLE);
+        final long now = System.nanoTime();
+        for (final WriterClient client : clients)
+        {
+            if (client != null)
+            {
+                work += client.onDutyCycle(now);
+            }
+        }
+        return work;
+    }
+
     /**
-     * Queues an append, waiting up to {@code timeout} for room.
+     * The final drain: every log was closed through a command, so what is left are appends that raced the close.
+     * Each claim made before the stop flag was seen is waited for and handled here (it completes with
+     * LogClosedException: its log is deregistered); claims made later are handled by their offerers.
+     */
+    @Override
+    public void onClose()
+    {
+        synchronized (queue.drainLock)
+        {
+            final long deadline = System.nanoTime() + FINAL_DRAIN_WAIT_NANOS;
+            // the tail is read after 'stopping' was set: a claim below it may not have seen the flag
+            while (true)
+            {
+                ring.read(handler, Integer.MAX_VALUE);
+                if (ring.consumerPosition() >= ring.producerPosition())
+                {
+                    break;
+                }
+                if (System.nanoTime() - deadline >= 0)
+                {
+                    LOG.log(System.Logger.Level.ERROR, name + ": a queued message was claimed but not committed " +
+                        "within " + FINAL_DRAIN_WAIT_NANOS / 1_000_000 + " ms of the stop; it is left unread");
+                    break;
+                }
+                Thread.yield(); // a producer between its claim and its commit
+            }
+            queue.finalDrainDone = true;
+        }
+    }
+
+    /**
+     * Called by an offerer that saw the stop flag after committing: once the writer's final drain is over it reads
+     * the ring itself; before that, it leaves its message to the final drain, which waits for it.
+     */
+    void drainAfterStop()
+    {
+        synchronized (queue.drainLock)
+        {
+            if (queue.finalDrainDone)
+            {
+                ring.read(handler, Integer.MAX_VALUE);
+            }
+        }
+    }
+
+    /**
+     * @param nowNanos the time.
+     * @return nanoseconds until the earliest background flush of this writer's logs is due.
+     */
+    long nanosToNextDeadline(final long nowNanos)
+    {
+        long nanos = Long.MAX_VALUE;
+        for (final WriterClient client : clients)
+        {
+            if (client != null)
+            {
+                nanos = Math.min(nanos, client.nextDeadlineNanos(nowNanos) - nowNanos);
+            }
+        }
+        return nanos;
+    }
+
+    private void onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        messages++;
+        final int attachmentSlot = index >> WriterQueue.ATTACHMENT_SHIFT;
+        final Object attachment = queue.attachments[attachmentSlot];
+        queue.attachments[attachmentSlot] = null;
+        final int clientSlot = buffer.getInt(index + WriterQueue.CLIENT_SLOT_OFFSET);
+        if (type == WriterQueue.COMMAND)
+        {
+            runCommand((Runnable)attachment);
+            return;
+        }
+        final WriterClient client = clients[clientSlot];
+        if (client == null)
+        {
+            // the log closed after this append passed its open check: refuse it, keep the writer alive
+            final AppendCallback callback = type == WriterQueue.APPEND ? (AppendCallback)attachment :
+                ((WriterQueue.LargeAppend)attachment).callback();
+            callbacks.complete(callback, -1, new LogClosedException("log is closed"));
+            return;
+        }
+        final int recordCount = buffer.getInt(index + WriterQueue.RECORD_COUNT_OFFSET);
+        final Durability durability = DURABILITIES[buffer.getInt(index + WriterQueue.DURABILITY_OFFSET)];
+        if (type == WriterQueue.APPEND)
+        {
+            client.onAppend(buffer, index + WriterQueue.HEADER_LENGTH, length - WriterQueue.HEADER_LENGTH,
+                recordCount, durability, (AppendCallback)attachment);
+        }
+        else
+        {
+            final WriterQueue.LargeAppend large = (WriterQueue.LargeAppend)attachment;
+            client.onAppend(new UnsafeBuffer(large.payload()), 0, large.payload().length, recordCount, durability,
+                large.callback());
+        }
+    }
+
+    /** A command is engine code and handles its own errors; one that does not must still not end the writer. */
+    private void runCommand(final Runnable command)
+    {
+        try
+        {
+            command.run();
+        }
+        catch (final RuntimeException | Error e)
+        {
+            LOG.log(System.Logger.Level.ERROR, name + ": a command failed: " + e, e);
+        }
+    }
+
+    /**
+     * What a log's duty cycle threw. AgentRunner goes on with the next cycle (an {@link Error} still ends the
+     * thread, as it did before the runner).
+     */
+    private void onDutyCycleError(final Throwable t)
+    {
+        LOG.log(System.Logger.Level.ERROR, name + ": a duty cycle failed: " + t, t);
+    }
+
+    /**
+     * Stops the thread once the queue is drained; call after every log was closed. The runner's own close is not
+     * used: it interrupts a writer that is slow to end, and an interrupt closes a FileChannel the buffered I/O
+     * fallback is writing through.
+     *
+     * @param timeout how long to wait for the thread to end.
+     * @throws InterruptedException when interrupted while waiting.
+     */
+    public void stop(final Duration timeout) throws InterruptedException
+    {
+        queue.stopping = true;
+        LockSupport.unpark(thread);
+        thread.join(timeout.toMillis());
+    }
+
+    /** @return the largest payload that travels inside the ring. */
+    public int maxInlinePayload()
+    {
+        return proxy.maxInlinePayload();
+    }
+
+    /** @return bytes waiting in the queue. */
+    public int queuedBytes()
+    {
+        return proxy.queuedBytes();
+    }
+
+    /**
+     * Forwards to {@link LogWriterProxy#offerAppend}.
      *
      * @param slot        the log's slot.
      * @param source      the bytes, copied now.
@@ -182,34 +363,11 @@ public final class LogWriterAgent implements Runnable
     public boolean offerAppend(final int slot, final DirectBuffer source, final int index, final int length,
         final int recordCount, final Durability durability, final AppendCallback callback, final Duration timeout)
     {
-        final boolean inline = length <= maxInlinePayload();
-        final int claimed = claim(inline ? APPEND : LARGE_APPEND, HEADER_LENGTH + (inline ? length : 0), timeout);
-        if (claimed < 0)
-        {
-            return false;
-        }
-        ringBuffer.putInt(claimed, slot);
-        ringBuffer.putInt(claimed + 4, recordCount);
-        ringBuffer.putInt(claimed + 8, durability.ordinal());
-        if (inline)
-        {
-            ringBuffer.putBytes(claimed + HEADER_LENGTH, source, index, length);
-            slots[claimed >> 4] = callback;
-        }
-        else
-        {
-            final byte[] copy = new byte[length];
-            source.getBytes(index, copy);
-            slots[claimed >> 4] = new LargeAppend(copy, callback);
-        }
-        ring.commit(claimed); // release: header, payload and slot visible before the message
-        wake();
-        completeIfStopped();
-        return true;
+        return proxy.offerAppend(slot, source, index, length, recordCount, durability, callback, timeout);
     }
 
     /**
-     * Runs {@code command} on the writer thread, in queue order with appends.
+     * Forwards to {@link LogWriterProxy#offerCommand}.
      *
      * @param slot    the log's slot (or 0).
      * @param command what to run.
@@ -218,251 +376,25 @@ public final class LogWriterAgent implements Runnable
      */
     public boolean offerCommand(final int slot, final Runnable command, final Duration timeout)
     {
-        final int claimed = claim(COMMAND, HEADER_LENGTH, timeout);
-        if (claimed < 0)
-        {
-            return false;
-        }
-        ringBuffer.putInt(claimed, slot);
-        slots[claimed >> 4] = command;
-        ring.commit(claimed);
-        wake();
-        completeIfStopped();
-        return true;
+        return proxy.offerCommand(slot, command, timeout);
     }
 
-    /**
-     * An offer that passed its log's open check just before the store stopped this writer can land in the ring
-     * after the writer's final drain; nobody would ever read it and its callback would never run. So the late
-     * offerer drains the ring itself (its log is deregistered by then: the append completes with
-     * LogClosedException). Before the final drain it leaves the message to the writer, which will see it.
-     */
-    private void completeIfStopped()
-    {
-        // StoreLoad: the commit above must be visible before 'running' is read, or both this thread (running still
-        // true) and the writer's final drain (commit not yet seen) could leave the message behind
-        java.lang.invoke.VarHandle.fullFence();
-        if (!running && Thread.currentThread() != thread)
-        {
-            synchronized (stoppedLock)
-            {
-                if (finalDrainDone)
-                {
-                    ring.read(handler, Integer.MAX_VALUE);
-                }
-            }
-        }
-    }
-
-    /** The longest a producer sleeps between looks at a full ring. */
-    private static final long FULL_RING_PARK_MAX_NANOS = 1_000_000;
-
-    private int claim(final int type, final int length, final Duration timeout)
-    {
-        int claimed = ring.tryClaim(type, length);
-        if (claimed >= 0)
-        {
-            return claimed;
-        }
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        int attempts = 0;
-        while (true)
-        {
-            claimed = ring.tryClaim(type, length);
-            if (claimed >= 0)
-            {
-                return claimed;
-            }
-            if (System.nanoTime() - deadline >= 0 || !running)
-            {
-                return -1;
-            }
-            wake();
-            if (++attempts < 100)
-            {
-                Thread.onSpinWait();
-            }
-            else
-            {
-                // a full ring means the writer is the bottleneck, with milliseconds of work queued: producers that
-                // looked again every 50 us took the CPU it needs (16 of them on 2 cores: 300,000 wake-ups a second)
-                LockSupport.parkNanos(Math.min(FULL_RING_PARK_MAX_NANOS, 50_000L << Math.min(5, (attempts - 100) / 8)));
-            }
-        }
-    }
-
-    private void wake()
-    {
-        if (sleeping)
-        {
-            LockSupport.unpark(thread);
-        }
-    }
-
-    /** Wakes the writer if it sleeps (after a state change it must notice, like a failure). */
+    /** Forwards to {@link LogWriterProxy#wakeUp}. */
     public void wakeUp()
     {
-        LockSupport.unpark(thread);
-    }
-
-    @Override
-    public void run()
-    {
-        pin();
-        int idle = 0;
-        while (running)
-        {
-            int work = ring.read(handler, 4096);
-            final long now = System.nanoTime();
-            for (final WriterClient client : clients)
-            {
-                if (client != null)
-                {
-                    work += client.onDutyCycle(now);
-                }
-            }
-            if (work > 0)
-            {
-                idle = 0;
-            }
-            else
-            {
-                idle = idleStep(idle, now);
-            }
-        }
-        // the store is closing: every log was closed through a command, so the queue is drained; offers that
-        // come later drain it themselves (completeIfStopped)
-        synchronized (stoppedLock)
-        {
-            ring.read(handler, Integer.MAX_VALUE);
-            finalDrainDone = true;
-        }
-    }
-
-    /** A writer that cannot be pinned still works, only slower to wake: say so and go on. */
-    private void pin()
-    {
-        if (cpus == null)
-        {
-            return;
-        }
-        try
-        {
-            ThreadAffinity.pinCurrentThread(cpus);
-        }
-        catch (final NativeIoException | RuntimeException e)
-        {
-            LOG.log(System.Logger.Level.WARNING, thread.getName() + " runs unpinned: " + e.getMessage());
-        }
-    }
-
-    private int idleStep(final int idle, final long now)
-    {
-        if (idle < SPINS)
-        {
-            Thread.onSpinWait();
-        }
-        else if (idle < SPINS + YIELDS)
-        {
-            Thread.yield();
-        }
-        else
-        {
-            long parkNanos = MAX_PARK_NANOS;
-            for (final WriterClient client : clients)
-            {
-                if (client != null)
-                {
-                    parkNanos = Math.min(parkNanos, client.nextDeadlineNanos(now) - now);
-                }
-            }
-            sleeping = true;
-            if (ring.size() == 0 && running && parkNanos > 0)
-            {
-                parks++;
-                LockSupport.parkNanos(this, parkNanos);
-            }
-            sleeping = false;
-        }
-        return idle + 1;
-    }
-
-    private void onMessage(final int type, final org.agrona.MutableDirectBuffer buffer, final int index,
-        final int length)
-    {
-        messages++;
-        final int slotIndex = index >> 4;
-        final Object attachment = slots[slotIndex];
-        slots[slotIndex] = null;
-        final int clientSlot = buffer.getInt(index);
-        if (type == COMMAND)
-        {
-            runCommand((Runnable)attachment);
-            return;
-        }
-        final WriterClient client = clients[clientSlot];
-        if (client == null)
-        {
-            // the log closed after this append passed its open check: refuse it, keep the writer alive
-            final AppendCallback callback = type == APPEND ? (AppendCallback)attachment :
-                ((LargeAppend)attachment).callback;
-            callbacks.complete(callback, -1, new LogClosedException("log is closed"));
-            return;
-        }
-        final int recordCount = buffer.getInt(index + 4);
-        final Durability durability = DURABILITIES[buffer.getInt(index + 8)];
-        if (type == APPEND)
-        {
-            client.onAppend(buffer, index + HEADER_LENGTH, length - HEADER_LENGTH, recordCount, durability,
-                (AppendCallback)attachment);
-        }
-        else
-        {
-            final LargeAppend large = (LargeAppend)attachment;
-            client.onAppend(new UnsafeBuffer(large.payload), 0, large.payload.length, recordCount, durability,
-                large.callback);
-        }
-    }
-
-    /** A command is engine code and handles its own errors; one that does not must still not end the writer. */
-    private void runCommand(final Runnable command)
-    {
-        try
-        {
-            command.run();
-        }
-        catch (final RuntimeException | Error e)
-        {
-            LOG.log(System.Logger.Level.ERROR, thread.getName() + ": a command failed: " + e, e);
-        }
+        proxy.wakeUp();
     }
 
     /**
-     * Stops the thread once the queue is drained; call after every log was closed.
+     * Forwards to {@link LogWriterProxy#timeoutException}.
      *
-     * @param timeout how long to wait for the thread to end.
-     * @throws InterruptedException when interrupted while waiting.
-     */
-    public void stop(final Duration timeout) throws InterruptedException
-    {
-        running = false;
-        LockSupport.unpark(thread);
-        thread.join(timeout.toMillis());
-    }
-
-    /**
      * @param timeout the append timeout, for the exception's message.
      * @param log     the log's name.
      * @return the exception of a queue that stayed full.
      */
     public AppendTimeoutException timeoutException(final Duration timeout, final String log)
     {
-        return new AppendTimeoutException("append to log '" + log + "' timed out after " + timeout.toMillis() +
-            " ms: the writer queue (" + ring.capacity() + " bytes) stayed full");
-    }
-
-    private record LargeAppend(byte[] payload, AppendCallback callback)
-    {
+        return proxy.timeoutException(timeout, log);
     }
 
     /** @return the ring, for tests. */

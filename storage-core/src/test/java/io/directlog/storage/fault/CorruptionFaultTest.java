@@ -32,15 +32,16 @@ import io.directlog.storage.RecoveryReport;
 import io.directlog.storage.StorageException;
 import io.directlog.storage.StoreConfig;
 import io.directlog.storage.TestSeed;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Issue 5, fault category 3 (corruption): the cases C1-C12 of /work/shared/reliability.md §4(c), each with its
- * documented outcome, plus the recovery-parser fuzz ({@link ParserFuzz}). One FAULT-SUMMARY line at the end.
+ * Corruption faults: bit flips, zeroed blocks, garbage after the end, truncated and misdirected blocks,
+ * stale records, torn and garbage sectors, absurd lengths and read errors, each with its documented outcome,
+ * plus the recovery-parser fuzz ({@link ParserFuzz}). One FAULT-SUMMARY line at the end.
  * <p>
  * "Below the watermark" is produced by a clean close (everything the log holds was durable and, once the engine
  * keeps a durable watermark, covered by it); "in the crash window" by a crash image ({@link LogSurgery#crashImage}):
@@ -50,7 +51,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * a silent cut) fails the test, so a regression cannot pass as a skip. The failures are also listed before the
  * summary line.
  * <p>
- * <b>C9, decided here: garbage in the sector being rewritten.</b> The writer rewrites the partial tail block on
+ * <b>Decided here: garbage in the sector being rewritten.</b> The writer rewrites the partial tail block on
  * every flush. If a crash leaves garbage in a 512 B sector of it (FoundationDB's full corruption, TigerBeetle's
  * crash fault), acknowledged records sharing that sector are destroyed. That cannot be repaired by a single
  * node, so the requirement is that it is never silent: recovery finds the log shorter than the durable
@@ -98,10 +99,10 @@ class CorruptionFaultTest
             cases, acked, lost, detected, injected);
     }
 
-    // ---------------------------------------------------------------- C1
+    // ---------------------------------------------------------------- a bit flip in the tail record
 
     @Test
-    void c1BitFlipInTheTailRecordCutsTheLogThere() throws Exception
+    void bitFlipInTheTailRecordCutsTheLogThere() throws Exception
     {
         final Path dir = crashImageOf(200, SMALL);
         final Path seg = LogSurgery.segment(dir.resolve(LOG), 0);
@@ -123,10 +124,10 @@ class CorruptionFaultTest
         }
     }
 
-    // ---------------------------------------------------------------- C2
+    // ---------------------------------------------------------------- a bit flip below the watermark
 
     @Test
-    void c2BitFlipBelowTheWatermarkIsReportedAtOpenOrAtRead() throws Exception
+    void bitFlipBelowTheWatermarkIsReportedAtOpenOrAtRead() throws Exception
     {
         // after a clean close the open scans nothing (by design), so the damage must show when it is read
         final Path dir = cleanLog(200, SMALL, RecoveryMode.TOLERATE_TORN_TAIL);
@@ -139,7 +140,7 @@ class CorruptionFaultTest
     }
 
     @Test
-    void c2BitFlipBelowTheWatermarkAfterACrashIsReportedAtOpenOrAtRead() throws Exception
+    void bitFlipBelowTheWatermarkAfterACrashIsReportedAtOpenOrAtRead() throws Exception
     {
         final Path dir = crashAfterCleanClose(200, SMALL);
         final Path seg = LogSurgery.segment(dir.resolve(LOG), 0);
@@ -151,7 +152,7 @@ class CorruptionFaultTest
     }
 
     @Test
-    void c2BitFlipInTheLastRecordOfACleanlyClosedLogIsReported() throws Exception
+    void bitFlipInTheLastRecordOfACleanlyClosedLogIsReported() throws Exception
     {
         final Path dir = cleanLog(200, SMALL, RecoveryMode.TOLERATE_TORN_TAIL);
         final Path seg = LogSurgery.segment(dir.resolve(LOG), 0);
@@ -163,7 +164,7 @@ class CorruptionFaultTest
     }
 
     @Test
-    void c2BitFlipInARolledSegmentIsNeverReturnedAsData() throws Exception
+    void bitFlipInARolledSegmentIsNeverReturnedAsData() throws Exception
     {
         final Path dir = cleanLog(35, LARGE, RecoveryMode.TOLERATE_TORN_TAIL);
         final Path seg = LogSurgery.segment(dir.resolve(LOG), 1);
@@ -185,7 +186,7 @@ class CorruptionFaultTest
     }
 
     @Test
-    void c2TruncateAtCorruptionCutsAtTheDamageAndReportsTheDroppedRecords() throws Exception
+    void truncateAtCorruptionCutsAtTheDamageAndReportsTheDroppedRecords() throws Exception
     {
         final Path dir = crashImageOf(200, SMALL);
         final Path seg = LogSurgery.segment(dir.resolve(LOG), 0);
@@ -217,10 +218,10 @@ class CorruptionFaultTest
             RecoveryMode.TRUNCATE_AT_CORRUPTION, 200, SMALL, seg);
     }
 
-    // ---------------------------------------------------------------- C3
+    // ---------------------------------------------------------------- a zeroed block
 
     @Test
-    void c3ZeroedBlockBelowTheWatermarkIsReportedNotTakenForTheEnd() throws Exception
+    void zeroedBlockBelowTheWatermarkIsReportedNotTakenForTheEnd() throws Exception
     {
         final Path dir = crashAfterCleanClose(200, SMALL);
         final Path seg = LogSurgery.segment(dir.resolve(LOG), 0);
@@ -231,7 +232,7 @@ class CorruptionFaultTest
     }
 
     @Test
-    void c3ZeroedBlockInARolledSegmentIsNeverSkippedSilently() throws Exception
+    void zeroedBlockInARolledSegmentIsNeverSkippedSilently() throws Exception
     {
         final Path dir = cleanLog(35, LARGE, RecoveryMode.TOLERATE_TORN_TAIL);
         final Path seg = LogSurgery.segment(dir.resolve(LOG), 1);
@@ -249,10 +250,10 @@ class CorruptionFaultTest
         }
     }
 
-    // ---------------------------------------------------------------- C4
+    // ---------------------------------------------------------------- garbage after the end
 
     @Test
-    void c4GarbageRightAfterTheEndIsATornTailAndIsZeroed() throws Exception
+    void garbageRightAfterTheEndIsATornTailAndIsZeroed() throws Exception
     {
         final Path dir = crashImageOf(200, SMALL);
         final Path seg = LogSurgery.segment(dir.resolve(LOG), 0);
@@ -280,7 +281,7 @@ class CorruptionFaultTest
      * and a crash before that finds it as here.
      */
     @Test
-    void c4GarbageFarBeyondTheEndIsZeroedAndReported() throws Exception
+    void garbageFarBeyondTheEndIsZeroedAndReported() throws Exception
     {
         final Path dir = crashAfterCleanClose(200, SMALL);
         final Path seg = LogSurgery.segment(dir.resolve(LOG), 0);
@@ -305,10 +306,10 @@ class CorruptionFaultTest
         }
     }
 
-    // ---------------------------------------------------------------- C5
+    // ---------------------------------------------------------------- a truncated segment
 
     @Test
-    void c5SegmentTruncatedBeyondItsEndIsReextendedAndReZeroed() throws Exception
+    void segmentTruncatedBeyondItsEndIsReextendedAndReZeroed() throws Exception
     {
         final Path dir = cleanLog(200, SMALL, RecoveryMode.TOLERATE_TORN_TAIL);
         final Path seg = LogSurgery.segment(dir.resolve(LOG), 0);
@@ -334,7 +335,7 @@ class CorruptionFaultTest
     }
 
     @Test
-    void c5SegmentTruncatedIntoItsRecordsIsReported() throws Exception
+    void segmentTruncatedIntoItsRecordsIsReported() throws Exception
     {
         final Path dir = cleanLog(200, SMALL, RecoveryMode.TOLERATE_TORN_TAIL);
         final Path seg = LogSurgery.segment(dir.resolve(LOG), 0);
@@ -344,10 +345,10 @@ class CorruptionFaultTest
             SMALL, seg);
     }
 
-    // ---------------------------------------------------------------- C6
+    // ---------------------------------------------------------------- a misdirected block
 
     @Test
-    void c6MisdirectedBlockIsRejectedAsCorruption() throws Exception
+    void misdirectedBlockIsRejectedAsCorruption() throws Exception
     {
         final Path dir = cleanLog(35, LARGE, RecoveryMode.TOLERATE_TORN_TAIL);
         final Path logDir = dir.resolve(LOG);
@@ -360,10 +361,10 @@ class CorruptionFaultTest
         expectDetection("C6 (misdirected block)", dir, RecoveryMode.TOLERATE_TORN_TAIL, 35, LARGE, last);
     }
 
-    // ---------------------------------------------------------------- C7
+    // ---------------------------------------------------------------- stale records of an older generation or another log
 
     @Test
-    void c7StaleRecordOfAnOlderGenerationAfterTheEndIsNotResurrected() throws Exception
+    void staleRecordOfAnOlderGenerationAfterTheEndIsNotResurrected() throws Exception
     {
         final Path dir = crashImageOf(200, SMALL);
         final Path seg = LogSurgery.segment(dir.resolve(LOG), 0);
@@ -386,7 +387,7 @@ class CorruptionFaultTest
     }
 
     @Test
-    void c7RecordOfAnotherLogWithTheExpectedOffsetIsNotResurrected() throws Exception
+    void recordOfAnotherLogWithTheExpectedOffsetIsNotResurrected() throws Exception
     {
         final Path src = Dirs.create("c7-src");
         try (LogStore store = open(src, RecoveryMode.TOLERATE_TORN_TAIL))
@@ -416,10 +417,10 @@ class CorruptionFaultTest
         }
     }
 
-    // ---------------------------------------------------------------- C8
+    // ---------------------------------------------------------------- a torn sector write
 
     @Test
-    void c8SectorTornWriteAfterAGapKeepsEveryAcknowledgedRecord() throws Exception
+    void sectorTornWriteAfterAGapKeepsEveryAcknowledgedRecord() throws Exception
     {
         // A: acknowledged records; B: more records, written by the next flush, which starts at the next block
         // boundary and never writes A's blocks again. A crash tears B's first block at 512 B sectors: every one of
@@ -492,10 +493,10 @@ class CorruptionFaultTest
         assertEquals(0, refused, "sector-torn writes after a gap refused as corruption; first: " + firstRefusal);
     }
 
-    // ---------------------------------------------------------------- C9
+    // ---------------------------------------------------------------- garbage in the sectors of the write in flight
 
     @Test
-    void c9GarbageInTheSectorsOfTheWriteInFlightLosesNoAcknowledgedRecord() throws Exception
+    void garbageInTheSectorsOfTheWriteInFlightLosesNoAcknowledgedRecord() throws Exception
     {
         // The garbage model (FoundationDB, TigerBeetle): a crash leaves random bytes in sectors the device was
         // writing. The write in flight starts after the gap that ends the acknowledged records' last block, so
@@ -549,10 +550,10 @@ class CorruptionFaultTest
             i -> 300, seg);
     }
 
-    // ---------------------------------------------------------------- C10
+    // ---------------------------------------------------------------- absurd length fields
 
     @Test
-    void c10AbsurdLengthFieldsAreCorruptionWithoutHugeAllocations() throws Exception
+    void absurdLengthFieldsAreCorruptionWithoutHugeAllocations() throws Exception
     {
         final int[] lengths = {Integer.MAX_VALUE, Integer.MIN_VALUE, -1, SEGMENT + 8, SEGMENT - 4096, 31, 1};
         final Path clean = cleanLog(200, SMALL, RecoveryMode.TOLERATE_TORN_TAIL);
@@ -631,10 +632,10 @@ class CorruptionFaultTest
         }
     }
 
-    // ---------------------------------------------------------------- C11
+    // ---------------------------------------------------------------- zero-length records
 
     @Test
-    void c11ZeroLengthRecordsAreAllRecovered() throws Exception
+    void zeroLengthRecordsAreAllRecovered() throws Exception
     {
         final IntUnaryOperator sizes = i -> i % 3 == 0 ? 0 : i % 7;
         final Path dir = crashImageOf(1000, sizes);
@@ -648,10 +649,10 @@ class CorruptionFaultTest
         }
     }
 
-    // ---------------------------------------------------------------- C12
+    // ---------------------------------------------------------------- a read error (EIO)
 
     @Test
-    void c12ReadEioBelowTheWatermarkIsReportedNotACrash() throws Exception
+    void readEioBelowTheWatermarkIsReportedNotACrash() throws Exception
     {
         final Path dir = cleanLog(200, SMALL, RecoveryMode.TOLERATE_TORN_TAIL);
         final Path seg = LogSurgery.segment(dir.resolve(LOG), 0);
@@ -668,7 +669,7 @@ class CorruptionFaultTest
     }
 
     @Test
-    void c12ReadEioInTheTailBlockDuringRecoveryIsATornTail() throws Exception
+    void readEioInTheTailBlockDuringRecoveryIsATornTail() throws Exception
     {
         final Path dir = crashImageOf(200, SMALL);
         final Path seg = LogSurgery.segment(dir.resolve(LOG), 0);

@@ -5,11 +5,10 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.io.DelegatingBlockFile;
 import io.directlog.storage.io.DelegatingBlockIo;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.io.NativeBlockIo;
 
 /**

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
+import io.directlog.storage.spi.BlockFile;
+
 /**
  * A {@link BlockFile} for tests that forwards every call to a delegate, so a wrapper overrides only the calls it
  * changes (see {@link DelegatingBlockIo}).

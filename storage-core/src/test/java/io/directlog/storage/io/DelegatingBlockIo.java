@@ -4,6 +4,10 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.FileMode;
+
 /**
  * A {@link BlockIo} for tests that forwards every call to a delegate, so a wrapper that injects faults, gates
  * threads or records calls overrides only the calls it changes.

@@ -15,6 +15,9 @@ import java.util.function.Predicate;
 
 import io.directlog.nativeio.Errno;
 import io.directlog.nativeio.NativeIoException;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.FileMode;
 
 /**
  * A {@link BlockIo} for tests that wraps a real one (NativeBlockIo on the test directory) and injects faults

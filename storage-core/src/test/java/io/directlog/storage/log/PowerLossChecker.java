@@ -64,13 +64,13 @@ final class PowerLossChecker
             {
                 try
                 {
-                    agent.stop(Duration.ZERO); // not running: run() drains the queue once and returns
+                    agent.stop(Duration.ZERO); // never started: onClose drains the queue once, later offers drain it
                 }
                 catch (final InterruptedException e)
                 {
                     return;
                 }
-                agent.run();
+                agent.onClose();
             }
             LockSupport.parkNanos(200_000);
         }
@@ -177,7 +177,7 @@ final class PowerLossChecker
         try
         {
             workload.mirrorNames(image);
-            log = new LogLoader(PowerLossWorkload.NAME, workload.dir(), context, PowerLossWorkload.config(mode)).load();
+            log = DefaultLog.open(PowerLossWorkload.NAME, workload.dir(), context, PowerLossWorkload.config(mode));
             final DefaultLog recovered = log;
             return verify(run, log, payload -> appendInline(recovered, payload), allowedStart);
         }
@@ -199,7 +199,7 @@ final class PowerLossChecker
             {
                 // the preparer must be idle before the next image replaces this one under it
                 final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (log.preparedCount() < log.preparedTarget() && System.nanoTime() - deadline < 0)
+                while (log.spares().preparedCount() < log.spares().preparedTarget() && System.nanoTime() - deadline < 0)
                 {
                     Thread.yield();
                 }
@@ -270,7 +270,7 @@ final class PowerLossChecker
      */
     private static void release(final DefaultLog log, final LogContext context)
     {
-        context.preparer().deregister(log);
+        context.preparer().deregister(log.spares());
         for (final Segment s : log.segments())
         {
             s.closeFiles();

@@ -17,7 +17,7 @@ import io.directlog.storage.TestStores;
 import io.directlog.storage.cache.EvictionPolicy;
 import io.directlog.storage.cache.PageCache;
 import io.directlog.storage.format.RecordDescriptor;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.io.sim.GatedBlockIo;
 import io.directlog.storage.io.sim.SimulatedBlockIo;
 import io.directlog.storage.page.PagePool;
@@ -272,7 +272,7 @@ final class PowerLossWorkload implements AutoCloseable
         final Durability mode) throws Exception
     {
         mirrorNames(io);
-        final DefaultLog log = new LogLoader(NAME, dir, context, config(mode)).load();
+        final DefaultLog log = DefaultLog.open(NAME, dir, context, config(mode));
         settle(gated, log);
         return log;
     }
@@ -319,7 +319,7 @@ final class PowerLossWorkload implements AutoCloseable
     {
         gated.open(true);
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (log.preparedCount() < log.preparedTarget())
+        while (log.spares().preparedCount() < log.spares().preparedTarget())
         {
             if (System.nanoTime() - deadline > 0)
             {

@@ -3,10 +3,10 @@ package io.directlog.storage.realfs;
 import io.directlog.nativeio.Extent;
 import io.directlog.nativeio.NativeFile;
 import io.directlog.nativeio.OpenFlags;
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.io.DelegatingBlockIo;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.log.SegmentFiles;
 
 import java.io.IOException;

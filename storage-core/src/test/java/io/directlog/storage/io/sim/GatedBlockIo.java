@@ -5,11 +5,11 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 
-import io.directlog.storage.io.BlockFile;
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.io.DelegatingBlockFile;
 import io.directlog.storage.io.DelegatingBlockIo;
-import io.directlog.storage.io.FileMode;
+import io.directlog.storage.spi.FileMode;
 
 /**
  * A {@link BlockIo} whose calls from one named thread wait while its gate is shut: given to a background thread

@@ -1,6 +1,6 @@
 package io.directlog.storage.io.sim;
 
-import io.directlog.storage.io.BlockIo;
+import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.io.DelegatingBlockIo;
 
 /**

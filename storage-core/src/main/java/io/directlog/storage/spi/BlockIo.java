@@ -1,4 +1,4 @@
-package io.directlog.storage.io;
+package io.directlog.storage.spi;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -9,10 +9,12 @@ import java.util.List;
  * from native memory, and the directory operations whose durability matters (create, rename, delete, fsync of
  * the directory).
  * <p>
- * Implementations: {@link NativeBlockIo} (O_DIRECT through storage-native), {@link BufferedBlockIo} (the fallback
- * where O_DIRECT is unavailable: buffered writes, every DIRECT or DSYNC flush followed by fdatasync), and in
- * tests a simulated device for crash and fault injection. All engine I/O goes through here, so nothing the
- * engine does bypasses a fault model.
+ * The engine's own implementations are internal: O_DIRECT through storage-native, and the fallback where
+ * O_DIRECT is unavailable (buffered writes, every DIRECT or DSYNC flush followed by fdatasync); its tests add a
+ * simulated device for crash and fault injection. All engine I/O goes through here, so nothing the engine does
+ * bypasses a fault model. An application sets its own with {@code StoreConfig.Builder.blockIo}, typically a
+ * wrapper that injects faults or counts calls; it must keep the contract of every method, or acknowledged records
+ * can be lost.
  * <p>
  * Thread-safe.
  */
@@ -73,6 +75,18 @@ public interface BlockIo
 
     /** @return the alignment of positions, lengths and memory addresses for direct I/O, in bytes. */
     int alignment();
+
+    /**
+     * The smallest block the engine aligns files, writes and memory to, whatever the device reports: the memory
+     * page size, so that pages from the pool are page-aligned and a 512-byte-sector device still gets 4 KiB writes.
+     */
+    int MIN_BLOCK_ALIGNMENT = 4096;
+
+    /** @return the alignment the engine uses with this I/O layer: {@link #alignment()}, at least 4 KiB. */
+    default int blockAlignment()
+    {
+        return Math.max(MIN_BLOCK_ALIGNMENT, alignment());
+    }
 
     /** @return true when writes bypass the page cache (O_DIRECT). */
     boolean isDirect();

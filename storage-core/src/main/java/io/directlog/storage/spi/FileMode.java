@@ -1,4 +1,4 @@
-package io.directlog.storage.io;
+package io.directlog.storage.spi;
 
 /** How a {@link BlockFile}'s writes reach the device. */
 public enum FileMode

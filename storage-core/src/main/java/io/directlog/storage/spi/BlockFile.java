@@ -1,4 +1,4 @@
-package io.directlog.storage.io;
+package io.directlog.storage.spi;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

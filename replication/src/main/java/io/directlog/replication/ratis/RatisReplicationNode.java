@@ -1,0 +1,314 @@
+package io.directlog.replication.ratis;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.directlog.replication.BatchStamper;
+import io.directlog.replication.ReplicatedPartition;
+import io.directlog.replication.ReplicationException;
+import io.directlog.storage.LogStore;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.netty.NettyConfigKeys;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * One node's replication engine: a Ratis server (one Netty port) hosting one Raft group per partition, each group's
+ * batches in a log of the node's {@link LogStore}. The store is the caller's: the node neither opens nor closes it.
+ * <p>
+ * A partition's group id and log name derive from its name, so every node agrees on them without a registry, and a
+ * restarted node finds its groups in the Raft directory and its batches in the store.
+ * <p>
+ * Thread-safe.
+ */
+public final class RatisReplicationNode implements AutoCloseable
+{
+    private static final int READ_THREADS = 2;
+
+    private final Config config;
+    private final RaftServer server;
+    private final ExecutorService readExecutor;
+    private final ClientId adminClientId = ClientId.randomId();
+    private final AtomicLong adminCallIds = new AtomicLong();
+
+    /**
+     * A member of a partition's group.
+     *
+     * @param id   the node's id (letters, digits, '-', '_').
+     * @param host the address its Raft port listens on.
+     * @param port the Raft port.
+     */
+    public record Peer(String id, String host, int port)
+    {
+        RaftPeer toRaftPeer()
+        {
+            return RaftPeer.newBuilder().setId(id).setAddress(new InetSocketAddress(host, port)).build();
+        }
+    }
+
+    /**
+     * A node's settings.
+     *
+     * @param self               this node.
+     * @param raftDirectory      where Ratis keeps its logs and votes (one sub-directory per group).
+     * @param store              the store holding the partitions' batches (opened and closed by the caller).
+     * @param stamper            how batches get their offset and epoch written in.
+     * @param electionTimeoutMin the least time a follower waits for a leader before it stands for election.
+     * @param electionTimeoutMax the most; the election timeout is random in [min, max].
+     * @param cacheBatches       whether the Raft log's cache keeps batches in memory until followers have them;
+     *                           without it the leader reads every batch back from DirectLog to send it.
+     */
+    public record Config(Peer self, Path raftDirectory, LogStore store, BatchStamper stamper,
+                         Duration electionTimeoutMin, Duration electionTimeoutMax, boolean cacheBatches)
+    {
+        /**
+         * Checks the settings.
+         *
+         * @param self               this node.
+         * @param raftDirectory      where Ratis keeps its logs and votes.
+         * @param store              the store holding the partitions' batches.
+         * @param stamper            how batches get their offset and epoch written in.
+         * @param electionTimeoutMin the least election timeout.
+         * @param electionTimeoutMax the most election timeout.
+         * @param cacheBatches       whether the Raft log's cache keeps batches in memory.
+         */
+        public Config
+        {
+            Objects.requireNonNull(self, "self");
+            Objects.requireNonNull(raftDirectory, "raftDirectory");
+            Objects.requireNonNull(store, "store");
+            Objects.requireNonNull(stamper, "stamper");
+            Objects.requireNonNull(electionTimeoutMin, "electionTimeoutMin");
+            Objects.requireNonNull(electionTimeoutMax, "electionTimeoutMax");
+            if (electionTimeoutMin.isNegative() || electionTimeoutMin.isZero() ||
+                electionTimeoutMax.compareTo(electionTimeoutMin) < 0)
+            {
+                throw new IllegalArgumentException("election timeouts must satisfy 0 < min <= max; got " +
+                    electionTimeoutMin + ", " + electionTimeoutMax);
+            }
+        }
+    }
+
+    private RatisReplicationNode(final Config config, final RaftServer server, final ExecutorService readExecutor)
+    {
+        this.config = config;
+        this.server = server;
+        this.readExecutor = readExecutor;
+    }
+
+    /**
+     * Starts the node: binds its Raft port and reopens the groups found in its Raft directory.
+     *
+     * @param config the settings.
+     * @return the running node.
+     * @throws IOException when the server cannot start (port taken, directory unusable).
+     */
+    public static RatisReplicationNode start(final Config config) throws IOException
+    {
+        final RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
+        NettyConfigKeys.Server.setHost(p, config.self().host());
+        NettyConfigKeys.Server.setPort(p, config.self().port());
+        RaftServerConfigKeys.setStorageDir(p, List.of(config.raftDirectory().toFile()));
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(config.electionTimeoutMin()));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(config.electionTimeoutMax()));
+        // The Raft log holds 16-byte headers: small segments, little preallocation.
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("8MB"));
+        RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf("256KB"));
+        RaftServerConfigKeys.Log.StateMachineData.setCachingEnabled(p, config.cacheBatches());
+        // A snapshot holds an index, not batches: installing one would leave a hole in a follower's log
+        // (PartitionStateMachine.notifyInstallSnapshotFromLeader).
+        RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
+        // Reads for lagging followers may go to disk; two threads bound what they take from the appends' cores.
+        final ExecutorService readExecutor = Executors.newFixedThreadPool(READ_THREADS, r ->
+        {
+            final Thread t = new Thread(r, "replication-read-" + config.self().id());
+            t.setDaemon(true);
+            return t;
+        });
+        final RaftServer server = RaftServer.newBuilder()
+            .setServerId(RaftPeerId.valueOf(config.self().id()))
+            .setProperties(p)
+            .setStateMachineRegistry(groupId -> new PartitionStateMachine(logName(groupId), config.store(),
+                config.stamper(), readExecutor))
+            .build();
+        try
+        {
+            server.start();
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            server.close();
+            readExecutor.shutdownNow();
+            throw e;
+        }
+        return new RatisReplicationNode(config, server, readExecutor);
+    }
+
+    /**
+     * Returns this node's replica of a partition, joining its group when this node does not host it yet.
+     *
+     * @param name    the partition's name (e.g. "orders-3"); the same on every node.
+     * @param peers   every replica of the partition, this node included.
+     * @param timeout how long to wait for the group to be set up locally.
+     * @return the local replica.
+     * @throws IllegalArgumentException when peers does not include this node.
+     * @throws ReplicationException     when the group cannot be added.
+     */
+    public ReplicatedPartition partition(final String name, final List<Peer> peers, final Duration timeout)
+    {
+        if (peers.stream().noneMatch(peer -> peer.id().equals(config.self().id())))
+        {
+            throw new IllegalArgumentException("peers " + peers + " do not include this node " + config.self().id());
+        }
+        final RaftGroupId groupId = groupId(name);
+        try
+        {
+            if (!hosts(groupId))
+            {
+                final List<RaftPeer> raftPeers = new ArrayList<>();
+                peers.forEach(peer -> raftPeers.add(peer.toRaftPeer()));
+                final RaftClientReply reply = server.groupManagementAsync(GroupManagementRequest.newAdd(
+                    adminClientId, server.getId(), adminCallIds.incrementAndGet(),
+                    RaftGroup.valueOf(groupId, raftPeers))).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                if (!reply.isSuccess())
+                {
+                    throw new ReplicationException("cannot add the group of partition " + name + ": " +
+                        reply.getException(), false, reply.getException());
+                }
+            }
+            return new RatisPartition(name, server, server.getDivision(groupId), config.stamper());
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException("interrupted while adding partition " + name, true, e);
+        }
+        catch (final ReplicationException e)
+        {
+            throw e;
+        }
+        catch (final Exception e)
+        {
+            throw new ReplicationException("cannot add the group of partition " + name + ": " + e, false, e);
+        }
+    }
+
+    /**
+     * Takes a snapshot of a partition's replica here: records its applied index, so that a restart replays the Raft
+     * log from there, and lets Ratis purge older Raft-log segments (never past what every peer has committed).
+     *
+     * @param name    the partition.
+     * @param timeout how long to wait.
+     * @return the Raft index the snapshot covers.
+     * @throws ReplicationException when the snapshot fails.
+     */
+    public long snapshot(final String name, final Duration timeout)
+    {
+        try
+        {
+            final RaftClientReply reply = server.snapshotManagementAsync(SnapshotManagementRequest.newCreate(
+                adminClientId, server.getId(), groupId(name), adminCallIds.incrementAndGet(), timeout.toMillis(), 1))
+                .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (!reply.isSuccess())
+            {
+                throw new ReplicationException("snapshot of " + name + " failed: " + reply.getException(), true,
+                    reply.getException());
+            }
+            return reply.getLogIndex();
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException("interrupted while taking a snapshot of " + name, true, e);
+        }
+        catch (final ReplicationException e)
+        {
+            throw e;
+        }
+        catch (final Exception e)
+        {
+            throw new ReplicationException("snapshot of " + name + " failed: " + e, true, e);
+        }
+    }
+
+    private boolean hosts(final RaftGroupId groupId)
+    {
+        for (final RaftGroupId id : server.getGroupIds())
+        {
+            if (id.equals(groupId))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return this node's id. */
+    public String id()
+    {
+        return config.self().id();
+    }
+
+    /**
+     * @param partition the partition's name.
+     * @return the name of the DirectLog log that holds the partition's batches on every node.
+     */
+    public static String logName(final String partition)
+    {
+        return logName(groupId(partition));
+    }
+
+    static String logName(final RaftGroupId groupId)
+    {
+        return "raft-" + groupId.getUuid();
+    }
+
+    static RaftGroupId groupId(final String partition)
+    {
+        return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("directlog-partition:" + partition)
+            .getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static TimeDuration millis(final Duration d)
+    {
+        return TimeDuration.valueOf(d.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Stops the Raft server: this node's replicas leave their groups until it starts again. The store stays open. */
+    @Override
+    public void close() throws IOException
+    {
+        try
+        {
+            server.close();
+        }
+        finally
+        {
+            readExecutor.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,10 @@
+/**
+ * The store's assembly: {@link io.directlog.storage.internal.StoreEngine} implements
+ * {@link io.directlog.storage.LogStore} and owns the directory lock, the I/O layer chosen for the directory
+ * ({@link io.directlog.storage.internal.IoSelection}), the page pool and cache, the segment preparer, the syncer and
+ * writer threads ({@link io.directlog.storage.internal.WriterPlacement}), the open logs and their metrics.
+ *
+ * <p>The top of the engine: it may depend on every other package; nothing but the API's
+ * {@link io.directlog.storage.LogStore#open} may depend on it.
+ */
+package io.directlog.storage.internal;

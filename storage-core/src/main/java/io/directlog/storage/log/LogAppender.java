@@ -1,0 +1,602 @@
+package io.directlog.storage.log;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Supplier;
+
+import io.directlog.storage.AppendCallback;
+import io.directlog.storage.Durability;
+import io.directlog.storage.LogClosedException;
+import io.directlog.storage.LogConfig;
+import io.directlog.storage.LogFullException;
+import io.directlog.storage.MemoryBudgetExceededException;
+import io.directlog.storage.cache.CachePage;
+import io.directlog.storage.format.Checksums;
+import io.directlog.storage.format.RecordDescriptor;
+import io.directlog.storage.format.SegmentHeaderDescriptor;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.writer.CallbackGuard;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The writer side of one log: copies each append into the active segment's write page, writes the page with
+ * one pwrite per group commit (flush), rolls to the next prepared segment, and acknowledges in order.
+ * <p>
+ * Threads: everything here is owned by the writer thread the log is pinned to (the opening thread hands it over
+ * through {@link #startWith} before the writer knows the log); {@link #endOffset()} and the counters are read by
+ * other threads. No lock is taken on the append path. With the syncer it shares the {@link AckSyncGate} (through
+ * {@link Acknowledgements}: no acknowledgement while its fdatasync is in flight), the watermark it publishes, and
+ * the queue of rolled segments not synced yet.
+ */
+final class LogAppender
+{
+    private static final VarHandle END_OFFSET;
+
+    static
+    {
+        try
+        {
+            END_OFFSET = MethodHandles.lookup().findVarHandle(LogAppender.class, "endOffset", long.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final String name;
+    private final LogContext context;
+    private final LogMeta meta;
+    private final Supplier<LogConfig> config;
+    private final SegmentHost host;
+    private final int recordLogId;
+    private final IoBlock block;
+    private final LogLifecycle lifecycle;
+    private final SegmentSet segments;
+    private final Visibility visibility;
+    private final SpareSegments spares;
+    private final WatermarkCell watermark;
+    /** Rolled segments the syncer has not synced yet (writer adds, syncer and writer drain). */
+    private final ConcurrentLinkedQueue<Segment> rolledUnsynced;
+    private final Acknowledgements acks;
+    /** Runs this log's callbacks: what they throw is caught and counted, never reaches the writer's loop. */
+    private final CallbackGuard callbacks;
+    private final Checksums.Calculator crc = new Checksums.Calculator();
+    private volatile long endOffset;
+
+    // writer-owned
+    private CachePage page;
+    private UnsafeBuffer pageBuffer;
+    private ByteBuffer pageBytes;
+    private int writePosition;
+    private int flushedPosition;
+    private long nextOffset;
+    private long lastTimestamp;
+    /** The active segment holds writes not made through the O_DSYNC descriptor and not synced by the writer. */
+    private boolean unsyncedDirect;
+    /** The truncation epoch: bumped by each truncation, so a watermark taken before it is never published. */
+    private long epoch;
+    private int lastRecordPosition = -1;
+    private long lastRecordOffset = -1;
+    private boolean rolledWithUnsyncedDirect;
+    private long firstDirtyNanos;
+    private int recordsSinceFlush;
+    /** The offset after the last record a completed write covered (writer-owned). */
+    private long writtenEndOffset;
+
+    private final AppendCounters counters = new AppendCounters();
+    private final LogEventSink events;
+
+    LogAppender(final LogParts parts, final SegmentHost host, final CallbackGuard callbacks)
+    {
+        this.name = parts.name();
+        this.context = parts.context();
+        this.meta = parts.meta();
+        this.config = parts.config();
+        this.host = host;
+        this.recordLogId = RecordDescriptor.recordLogId(meta.logId());
+        this.block = parts.block();
+        this.lifecycle = parts.lifecycle();
+        this.segments = parts.segments();
+        this.visibility = parts.visibility();
+        this.spares = parts.spares();
+        this.watermark = parts.watermark();
+        this.rolledUnsynced = parts.rolledUnsynced();
+        this.callbacks = callbacks;
+        this.events = parts.events();
+        this.acks = new Acknowledgements(lifecycle, visibility, parts.ackGate(), callbacks);
+    }
+
+    /**
+     * Takes over where recovery found the end. Opening thread, before the writer knows the log.
+     *
+     * @param tail where the writer goes on (its active segment null when the log has none yet: the first append
+     *             rolls).
+     */
+    void startWith(final RecoveredLog.Tail tail)
+    {
+        final Segment active = tail.active();
+        final long offset = tail.endOffset();
+        nextOffset = offset;
+        writtenEndOffset = offset;
+        endOffset = offset;
+        visibility.start(offset);
+        lastTimestamp = tail.lastTimestamp();
+        segments.activate(active);
+        lastRecordPosition = tail.lastRecordAt();
+        lastRecordOffset = tail.lastRecordOffset();
+        if (active != null)
+        {
+            page = tail.page();
+            pageBuffer = page.buffer();
+            pageBytes = page.memory().byteBuffer();
+            writePosition = tail.position();
+            flushedPosition = writePosition;
+            active.publishEnd(writePosition, offset);
+            watermark.set(new Watermark(0, active.sequence(), writePosition, offset, lastRecordPosition,
+                lastRecordOffset));
+        }
+        else
+        {
+            watermark.set(new Watermark(0, -1, 0, offset, -1, -1));
+        }
+    }
+
+    /** @return the offset the next record gets (published with release ordering after each copy). Any thread. */
+    long endOffset()
+    {
+        return endOffset;
+    }
+
+    // ---------------------------------------------------------------- the append path
+
+    void onAppend(final DirectBuffer source, final int index, final int length, final int recordCount,
+        final Durability durability, final AppendCallback callback)
+    {
+        final Throwable failed = lifecycle.failure();
+        if (failed != null)
+        {
+            drainOnFailure(failed);
+            callbacks.complete(callback, -1, failed);
+            return;
+        }
+        if (lifecycle.isClosed())
+        {
+            callbacks.complete(callback, -1, new LogClosedException("log '" + name + "' is closed"));
+            return;
+        }
+        final int recordLength = RecordDescriptor.recordLength(length);
+        final int aligned = RecordDescriptor.alignedLength(recordLength);
+        // the block holding the last written byte is on disk: it is never written again (a crash during the
+        // rewrite could garble the acknowledged records in it), so the record goes at the next block, after a gap
+        final int start = writePosition == flushedPosition ? block.up(writePosition) : writePosition;
+        if (page == null || start + aligned > meta.segmentSize())
+        {
+            final Throwable rollError = roll(); // the segment ends at its last record, not after a gap
+            if (rollError != null)
+            {
+                if (rollError instanceof LogFullException)
+                {
+                    events.refusedFull();
+                }
+                callbacks.complete(callback, -1, rollError);
+                return;
+            }
+        }
+        else if (start != writePosition)
+        {
+            writePosition = start;
+            flushedPosition = start;
+        }
+        final int position = writePosition;
+        final UnsafeBuffer buffer = pageBuffer;
+        long timestamp = System.currentTimeMillis();
+        if (timestamp < lastTimestamp)
+        {
+            timestamp = lastTimestamp; // never backwards within a log, whatever the wall clock does
+        }
+        final long offset = nextOffset;
+        buffer.putLong(position + RecordDescriptor.OFFSET_OFFSET, offset);
+        buffer.putLong(position + RecordDescriptor.TIMESTAMP_OFFSET, timestamp);
+        buffer.putInt(position + RecordDescriptor.COUNT_OFFSET, recordCount);
+        buffer.putInt(position + RecordDescriptor.LOG_ID_OFFSET, recordLogId);
+        buffer.putBytes(position + RecordDescriptor.HEADER_LENGTH, source, index, length);
+        buffer.putInt(position + RecordDescriptor.CRC_OFFSET, crc.crc32c(buffer,
+            position + RecordDescriptor.CRC_COVERAGE_OFFSET, recordLength - RecordDescriptor.CRC_COVERAGE_OFFSET));
+        buffer.putIntRelease(position + RecordDescriptor.LENGTH_OFFSET, recordLength); // release: record before length
+        segments.active().index().onRecord(offset, position, timestamp, aligned);
+        lastTimestamp = timestamp;
+        lastRecordPosition = position;
+        lastRecordOffset = offset;
+        nextOffset = offset + recordCount;
+        writePosition = position + aligned;
+        END_OFFSET.setRelease(this, nextOffset); // no StoreLoad fence per record: readers need only ordering
+        if (recordsSinceFlush++ == 0)
+        {
+            firstDirtyNanos = System.nanoTime();
+        }
+        final Durability effective = durability == Durability.DIRECT && context.copyOnWrite() ?
+            Durability.DSYNC : durability;
+        // MEMORY acknowledgements (and a MEMORY log's visibility) wait for the end of the writer's batch, see
+        // onDutyCycle: one publication per batch instead of several fenced stores per record
+        acks.add(callback, offset, effective, length);
+        if (writePosition - block.down(flushedPosition) >= config.get().flushBytes() * 4L && acks.durable() == 0)
+        {
+            flush(); // bound the dirty bytes a MEMORY burst leaves behind
+        }
+    }
+
+    /** The writer's duty cycle for this log (after the close check, see DefaultLog): acknowledge, maybe flush. */
+    int onDutyCycle(final long nowNanos)
+    {
+        final Throwable failed = lifecycle.failure();
+        if (failed != null)
+        {
+            return drainOnFailure(failed);
+        }
+        int work = 0;
+        if (acks.deferredAndFree())
+        {
+            acknowledge(); // the syncer's sync that held them back has ended (and woke this thread)
+            work = 1;
+        }
+        if (page == null || writePosition == flushedPosition)
+        {
+            return work;
+        }
+        if (acks.durable() == 0 && !acks.isEmpty())
+        {
+            // only MEMORY appends wait: what they copied becomes visible (on a MEMORY log), then they complete
+            publishMemoryVisible();
+            acknowledge();
+        }
+        final LogConfig current = config.get();
+        if (acks.durable() > 0 || writePosition - flushedPosition >= current.flushBytes() ||
+            nowNanos - firstDirtyNanos >= current.flushInterval().toNanos() || lifecycle.isClosing())
+        {
+            flush();
+            return 1;
+        }
+        return work;
+    }
+
+    long nextDeadlineNanos(final long nowNanos)
+    {
+        if (page == null || writePosition == flushedPosition)
+        {
+            return Long.MAX_VALUE;
+        }
+        return firstDirtyNanos + config.get().flushInterval().toNanos();
+    }
+
+    private void acknowledge()
+    {
+        acks.acknowledge(writtenEndOffset);
+    }
+
+    private int drainOnFailure(final Throwable failed)
+    {
+        return acks.drainOnFailure(failed);
+    }
+
+    /**
+     * Writes everything copied since the last write with one pwrite from the page itself, from the block boundary
+     * where the last write ended to the end of the last written block (the rest of that block filled as a gap; the
+     * next record starts after it, so no block is written twice), then acknowledges in order.
+     */
+    private void flush()
+    {
+        if (writePosition == flushedPosition)
+        {
+            publishMemoryVisible();
+            acknowledge();
+            return;
+        }
+        final Segment segment = segments.active();
+        final boolean dsync = acks.dsync() > 0 ||
+            visibility.demand().wantsDsyncWrite(config.get().durability(), visibility.visibleEndOffset());
+        final int from = block.down(flushedPosition);
+        final int to = Math.min(segment.capacity(), block.up(writePosition));
+        try
+        {
+            if (dsync && rolledWithUnsyncedDirect)
+            {
+                // a DSYNC ack covers every earlier record: rolled segments' DIRECT writes must be durable too
+                for (final Segment rolled : rolledUnsynced)
+                {
+                    LogSyncer.syncRolled(rolled);
+                }
+                rolledWithUnsyncedDirect = false;
+            }
+            // a DSYNC ack also covers earlier DIRECT or MEMORY writes in this segment, which are never written
+            // again: this write and a cache flush (fdatasync) instead of one write through the O_DSYNC descriptor
+            final boolean syncAfter = dsync && unsyncedDirect;
+            fillGap(pageBuffer, writePosition, to);
+            final BlockFile file = dsync && !syncAfter ? segment.dsyncFile() : segment.directFile();
+            final long started = System.nanoTime();
+            file.write(pageBytes, from, to - from, from);
+            if (syncAfter || !context.io().isDirect() && acks.durable() > 0 && !dsync)
+            {
+                file.datasync(); // or the buffered fallback: DIRECT would otherwise only reach the page cache
+            }
+            final long took = System.nanoTime() - started;
+            counters.addFlushNanos(took);
+            events.flushed(took);
+            unsyncedDirect = !dsync;
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            lifecycle.failStop("write of " + (to - from) + " bytes at " + from + " in " + segment.path().getFileName(), e);
+            drainOnFailure(lifecycle.failure());
+            return;
+        }
+        if (lifecycle.failure() != null)
+        {
+            // the syncer's fdatasync failed while this write was in flight: nothing more is acknowledged
+            drainOnFailure(lifecycle.failure());
+            return;
+        }
+        counters.onFlush(recordsSinceFlush);
+        recordsSinceFlush = 0;
+        flushedPosition = writePosition;
+        writtenEndOffset = nextOffset;
+        segment.maxTimestamp(lastTimestamp);
+        // the syncer takes it before its fdatasync
+        watermark.set(epoch, segment.sequence(), flushedPosition, nextOffset, lastRecordPosition, lastRecordOffset);
+        final Durability visibleAt = config.get().durability();
+        if (visibleAt == Durability.DIRECT || (visibleAt == Durability.DSYNC && dsync))
+        {
+            // DIRECT logs show what was written; DSYNC logs only what a DSYNC write made durable (it also
+            // rewrote or synced every earlier DIRECT write); MEMORY logs showed it at the copy
+            publishVisible(epoch, segment.sequence(), flushedPosition, nextOffset);
+        }
+        publishMemoryVisible();
+        acknowledge();
+    }
+
+    /**
+     * Fills {@code [end, blockEnd)} as a gap: the next record goes at the block boundary (the block is not written
+     * again), and the filler tells the gap from sectors a torn write left unwritten (see RecordDescriptor).
+     */
+    static void fillGap(final UnsafeBuffer buffer, final int end, final int blockEnd)
+    {
+        if (blockEnd > end)
+        {
+            buffer.setMemory(end + 4, blockEnd - end - 4, RecordDescriptor.GAP_FILL); // the length field stays 0
+        }
+    }
+
+    /** On a MEMORY log, makes everything copied visible; a MEMORY acknowledgement never precedes its visibility. */
+    private void publishMemoryVisible()
+    {
+        if (config.get().durability() == Durability.MEMORY && visibility.visibleEndOffset() != nextOffset)
+        {
+            visibility.publishActive(segments.active(), writePosition, nextOffset);
+        }
+    }
+
+    /** Makes records up to {@code w} visible (the syncer's command for a DSYNC log). Writer only. */
+    void publishVisible(final Watermark w)
+    {
+        publishVisible(w.epoch(), w.sequence(), w.position(), w.offset());
+    }
+
+    /** Makes records up to the given watermark visible (its fields, so a flush allocates nothing). Writer only. */
+    private void publishVisible(final long wEpoch, final long wSequence, final int wPosition, final long wOffset)
+    {
+        if (wEpoch != epoch || wOffset <= visibility.visibleEndOffset())
+        {
+            return;
+        }
+        visibility.publishUpTo(wSequence, wPosition, wOffset, segments.active());
+    }
+
+    // ---------------------------------------------------------------- roll
+
+    /**
+     * Moves to the next prepared segment: flushes and acknowledges the current one, takes a prepared file and a
+     * zeroed page, writes the header into the page (it goes to disk with the first flush).
+     *
+     * @return null, or why the append cannot go on.
+     */
+    private Throwable roll()
+    {
+        if (page != null)
+        {
+            flush();
+            if (lifecycle.failure() != null)
+            {
+                return lifecycle.failure();
+            }
+        }
+        PreparedSegment next = spares.pollPrepared();
+        if (next == null)
+        {
+            counters.onStall();
+            try
+            {
+                next = spares.awaitPrepared();
+            }
+            catch (final SpareSegments.NoPreparedSegment e)
+            {
+                return e.why();
+            }
+        }
+        return startSegment(next);
+    }
+
+    /** The second half of {@link #roll()}: makes {@code next} the active segment, sealing the previous one. */
+    private Throwable startSegment(final PreparedSegment next)
+    {
+        final Segment previous = segments.active();
+        final Segment segment = new Segment(host, next.sequence(), nextOffset, next.path(), meta.segmentSize(),
+            block.length(), next.recycled());
+        segment.index(new SegmentIndex(meta.segmentSize()));
+        final CachePage newPage = context.cache().acquire(segment, meta.segmentSize(), true);
+        if (newPage == null)
+        {
+            spares.putBack(next); // keep the file for later, first in line: files are taken in sequence order
+            return new MemoryBudgetExceededException("log '" + name + "' cannot get a write page of " +
+                meta.segmentSize() + " bytes: memory budget " + context.cache().pool().budget() + " bytes, " +
+                context.cache().pool().usedBytes() + " in use by write pages and pinned or hot pages");
+        }
+        segment.writeFiles(next.direct(), next.dsync());
+        segment.page(newPage);
+        SegmentHeaderDescriptor.write(newPage.buffer(), meta.logId(), nextOffset, next.sequence(),
+            meta.segmentSize(), block.length(), System.currentTimeMillis(),
+            next.recycled() ? SegmentHeaderDescriptor.FLAG_RECYCLED : 0);
+        final CachePage previousPage = page;
+        if (previous != null)
+        {
+            previous.seal(writePosition, nextOffset);
+            if (visibility.visibleEndOffset() < nextOffset && config.get().durability() != Durability.MEMORY)
+            {
+                visibility.hideRolled(previous); // its end becomes visible once durable (publishVisible)
+            }
+            // queued for the syncer before the new segment becomes active: a syncer that sees the new active
+            // segment also finds the old one here (or already synced), so its watermark's segment is synced
+            rolledUnsynced.add(previous);
+        }
+        page = newPage;
+        pageBuffer = newPage.buffer();
+        pageBytes = newPage.memory().byteBuffer();
+        writePosition = SegmentHeaderDescriptor.LENGTH;
+        flushedPosition = 0;
+        recordsSinceFlush = 0;
+        lastRecordPosition = -1;
+        lastRecordOffset = -1;
+        segments.append(segment); // publish the segment before any offset in it becomes visible
+        segments.activate(segment);
+        segment.publishEnd(SegmentHeaderDescriptor.LENGTH, nextOffset);
+        if (previous != null)
+        {
+            previousPage.markReadOnly();
+            if (unsyncedDirect)
+            {
+                rolledWithUnsyncedDirect = true;
+            }
+            counters.onRoll();
+        }
+        unsyncedDirect = false;
+        context.preparer().signal();
+        return null;
+    }
+
+    // ---------------------------------------------------------------- for truncation and close (writer thread)
+
+    /** @return true once the log has a write page (it rolled, or recovery handed one over). */
+    boolean hasPage()
+    {
+        return page != null;
+    }
+
+    /** Writes what is copied and acknowledges it, waiting out a sync in flight (truncation, close). */
+    void flushAndAcknowledgeNow()
+    {
+        flush();
+        acks.acknowledgeNow(writtenEndOffset);
+    }
+
+    /** Close: the final flush (unless failed), what it wrote acknowledged, every other pending append failed. */
+    void finalFlush()
+    {
+        if (lifecycle.failure() == null && page != null)
+        {
+            flush();
+        }
+        acks.acknowledgeNow(writtenEndOffset); // what the final flush wrote, not failed as closed: a sync was in flight
+        final Throwable failed = lifecycle.failure();
+        acks.failAll(failed != null ? failed : new LogClosedException("log '" + name + "' is closed"));
+    }
+
+    /** Makes every write so far durable: rolled segments synced (and their write files closed), then the active. */
+    void syncEverythingWritten() throws IOException
+    {
+        LogSyncer.syncAllWritten(rolledUnsynced, segments.active());
+        rolledWithUnsyncedDirect = false;
+    }
+
+    /** @return the watermark of everything copied (close: what the clean checkpoint records). */
+    Watermark copiedEnd()
+    {
+        final Segment active = segments.active();
+        if (active == null)
+        {
+            return new Watermark(epoch, -1, 0, nextOffset, -1, -1);
+        }
+        return new Watermark(epoch, active.sequence(), writePosition, nextOffset, lastRecordPosition,
+            lastRecordOffset);
+    }
+
+    int writePosition()
+    {
+        return writePosition;
+    }
+
+    long nextOffset()
+    {
+        return nextOffset;
+    }
+
+    long lastTimestamp()
+    {
+        return lastTimestamp;
+    }
+
+    CachePage page()
+    {
+        return page;
+    }
+
+    /** @return a new truncation epoch: watermarks of the old one are never published again. */
+    long nextEpoch()
+    {
+        return ++epoch;
+    }
+
+    /** Truncation, before the bytes change: the end offset moves down first. */
+    void lowerEndOffset(final long offset)
+    {
+        endOffset = offset;
+    }
+
+    /** Truncation, at its end: the writer goes on from the cut in {@code target}, writing into {@code writeTo}. */
+    void restartAt(final Segment target, final CachePage writeTo, final int position, final long offset,
+        final Watermark cut)
+    {
+        segments.activate(target);
+        page = writeTo;
+        pageBuffer = writeTo.buffer();
+        pageBytes = writeTo.memory().byteBuffer();
+        writePosition = position;
+        flushedPosition = position;
+        nextOffset = offset;
+        writtenEndOffset = offset;
+        endOffset = offset;
+        lastRecordPosition = cut.lastRecordPosition();
+        lastRecordOffset = cut.lastRecordOffset();
+        unsyncedDirect = false;
+        recordsSinceFlush = 0;
+        watermark.set(cut);
+    }
+
+    /** @return the writer's counters (read racily by stats()). */
+    AppendCounters counters()
+    {
+        return counters;
+    }
+
+    long completed()
+    {
+        return acks.completed();
+    }
+
+    long completedBytes()
+    {
+        return acks.completedBytes();
+    }
+}

@@ -1,0 +1,318 @@
+package io.directlog.storage.log;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.directlog.storage.Durability;
+import io.directlog.storage.LogConfig;
+import io.directlog.storage.cache.CachePage;
+import io.directlog.storage.spi.BlockFile;
+
+/**
+ * One log's share of the store's syncer thread: the background fdatasync, the durable watermark written to the
+ * checkpoint after it, a DSYNC log's visibility catching up with what is now durable, the index files, and
+ * retention.
+ * <p>
+ * Threads: the syncer thread, under {@link LogLocks#tickLock} (close takes it too, so a tick never writes what
+ * close freed); index files and retention under {@link LogLocks#indexLock} (truncation and close take it too).
+ */
+final class LogSyncer
+{
+    private static final System.Logger LOG = System.getLogger(DefaultLog.class.getName());
+    /** The syncer persists the active segment's index once it grew by this many entries (16 MiB of records). */
+    private static final int ACTIVE_INDEX_PERSIST_ENTRIES = 4096;
+
+    private final LogParts parts;
+    private final LogAppender appender;
+    private final SegmentIndexLoader indexes;
+    private volatile long lastSyncNanos = System.nanoTime();
+    /** The truncation epoch as the syncer may see it (published by truncation under the index lock). */
+    private volatile long syncerEpoch;
+    private volatile long retained;
+    /** Written by the syncer, read racily by stats(). */
+    private long syncs;
+
+    // syncer-owned
+    private int persistedActiveEntries;
+    private long persistedActiveSequence = -1;
+
+    LogSyncer(final LogParts parts, final LogAppender appender, final SegmentIndexLoader indexes)
+    {
+        this.parts = parts;
+        this.appender = appender;
+        this.indexes = indexes;
+    }
+
+    /**
+     * Makes a rolled segment's writes durable and closes its write descriptors; the writer (before a DSYNC ack)
+     * and the syncer both call it, whoever comes first does the work.
+     */
+    static void syncRolled(final Segment segment) throws IOException
+    {
+        synchronized (segment)
+        {
+            final BlockFile f = segment.directFile();
+            if (f != null)
+            {
+                f.datasync();
+                segment.closeWriteFiles();
+            }
+        }
+    }
+
+    /**
+     * Makes every write so far durable: the rolled segments not synced yet (their write files closed), then the
+     * active one. The writer, at truncation and close (the syncer's tick does the same under its gate).
+     */
+    static void syncAllWritten(final java.util.Queue<Segment> rolledUnsynced, final Segment active)
+        throws IOException
+    {
+        Segment rolled;
+        while ((rolled = rolledUnsynced.poll()) != null)
+        {
+            syncRolled(rolled);
+        }
+        if (active != null)
+        {
+            synchronized (active)
+            {
+                if (active.directFile() != null)
+                {
+                    active.directFile().datasync();
+                }
+            }
+        }
+    }
+
+    /**
+     * The background fdatasync: bounds what a volatile device cache holds, probes the filesystem's health (an
+     * O_DIRECT write into a written extent still succeeds after the journal aborted; only a sync tells), then
+     * writes the durable watermark to the checkpoint, lets a DSYNC log's visibility catch up with what is now
+     * durable, persists indexes and applies retention. Runs on the syncer thread.
+     *
+     * @param nowNanos the time.
+     */
+    void onSyncerTick(final long nowNanos)
+    {
+        final LogLifecycle lifecycle = parts.lifecycle();
+        final Visibility visibility = parts.visibility();
+        if (lifecycle.failure() != null || lifecycle.isClosing() ||
+            nowNanos - lastSyncNanos < parts.config().get().syncInterval().toNanos() &&
+            !visibility.demand().wantsEarlySync(parts.config().get().durability(), parts.watermark(),
+                visibility.visibleEndOffset()))
+        {
+            return;
+        }
+        synchronized (parts.locks().tickLock)
+        {
+            if (lifecycle.isClosing() || lifecycle.failure() != null)
+            {
+                return;
+            }
+            lastSyncNanos = nowNanos;
+            final Watermark w = parts.watermark().get(); // BEFORE the sync: everything it names is written
+            final long syncStarted = System.nanoTime();
+            final List<Segment> synced = new ArrayList<>();
+            if (!syncAndCheckpoint(w, synced, syncStarted))
+            {
+                return;
+            }
+            try
+            {
+                persistIndexes(synced, w);
+                Retention.apply(this, w, System.currentTimeMillis());
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                // derived data and housekeeping: the log stays writable, the next tick tries again
+                LOG.log(System.Logger.Level.WARNING, "log '" + parts.name() + "': index or retention work failed: " +
+                    e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Syncs the rolled segments and the active one, then writes {@code w} to the checkpoint.
+     *
+     * @return false when the sync failed (the log is failed).
+     */
+    private boolean syncAndCheckpoint(final Watermark w, final List<Segment> synced, final long syncStarted)
+    {
+        final AckSyncGate ackGate = parts.ackGate();
+        final LogContext context = parts.context();
+        ackGate.enterSync(); // no acknowledgement while the sync is in flight: it may find the filesystem failed
+        try
+        {
+            final Segment active = parts.segments().active(); // read before the rolled queue: see the roll
+            Segment rolled;
+            while ((rolled = parts.rolledUnsynced().poll()) != null)
+            {
+                syncRolled(rolled);
+                synced.add(rolled);
+            }
+            if (active != null)
+            {
+                synchronized (active)
+                {
+                    final BlockFile f = active.directFile();
+                    if (f != null)
+                    {
+                        f.datasync();
+                    }
+                }
+            }
+            syncs++;
+            parts.events().synced(System.nanoTime() - syncStarted);
+            if (w != null)
+            {
+                parts.checkpoint().write(w, 0); // false when nothing is new: the publication below may still be due
+            }
+            if (w != null && parts.config().get().durability() == Durability.DSYNC &&
+                w.offset() > parts.visibility().visibleEndOffset())
+            {
+                // DIRECT-only traffic in a DSYNC log: what the sync made durable may now be shown (best effort:
+                // a full queue just means the next tick tries again)
+                context.writer().offerCommand(parts.slot().get(), () -> appender.publishVisible(w), Duration.ZERO);
+            }
+            return true;
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            parts.lifecycle().failStop("background fdatasync", e); // before the gate opens: held-back appends see it
+            return false;
+        }
+        finally
+        {
+            ackGate.exitSync();
+            context.writer().wakeUp(); // acknowledgements may be waiting for the sync
+        }
+    }
+
+    /** Writes {@code <seq>.idx} for rolled segments just synced, and for the active one every 16 MiB or so. */
+    private void persistIndexes(final List<Segment> synced, final Watermark w) throws IOException
+    {
+        synchronized (parts.locks().indexLock)
+        {
+            for (final Segment s : synced)
+            {
+                final SegmentIndex index = s.index();
+                if (!s.isDeleted() && index != null && s.sealedPosition() >= 0 && !s.indexPersisted() &&
+                    w != null && w.epoch() == syncerEpoch)
+                {
+                    IndexFile.write(parts.context().io(), parts.dir(), parts.meta().logId(), s, index,
+                        s.sealedPosition(), s.sealedOffset(), s.maxTimestamp());
+                    s.indexPersisted(true);
+                }
+            }
+            final Segment active = parts.segments().active();
+            if (w == null || active == null || active.sequence() != w.sequence() || w.epoch() != syncerEpoch)
+            {
+                return;
+            }
+            final SegmentIndex index = active.index();
+            if (persistedActiveSequence != active.sequence())
+            {
+                persistedActiveSequence = active.sequence();
+                persistedActiveEntries = 0;
+            }
+            if (index != null && index.count() - persistedActiveEntries >= ACTIVE_INDEX_PERSIST_ENTRIES)
+            {
+                persistedActiveEntries = index.count();
+                IndexFile.write(parts.context().io(), parts.dir(), parts.meta().logId(), active, index, w.position(),
+                    w.offset(), active.maxTimestamp());
+            }
+        }
+    }
+
+    /** @param epoch the new truncation epoch. Truncation, under the index lock. */
+    void epoch(final long epoch)
+    {
+        syncerEpoch = epoch;
+    }
+
+    /** @return background fdatasyncs so far. */
+    long syncs()
+    {
+        return syncs;
+    }
+
+    // ---------------------------------------------------------------- retention (what Retention reads and does)
+
+    LogConfig config()
+    {
+        return parts.config().get();
+    }
+
+    Segment[] segments()
+    {
+        return parts.segments().all();
+    }
+
+    Segment activeSegment()
+    {
+        return parts.segments().active();
+    }
+
+    long visibleEndOffset()
+    {
+        return parts.visibility().visibleEndOffset();
+    }
+
+    /**
+     * Builds or loads a segment's index (for retention by age, which needs its latest timestamp).
+     *
+     * @param segment a rolled segment.
+     * @throws IOException when it cannot be read.
+     */
+    void ensureIndex(final Segment segment) throws IOException
+    {
+        indexes.ensureIndex(segment);
+    }
+
+    /**
+     * Drops the oldest segments (retention), if they are still the first ones: out of the segment array, start
+     * offset moved, pages discarded (pins respected), files deleted or recycled, directory fsync'ed.
+     *
+     * @param victims the segments, oldest first.
+     * @throws IOException when a file cannot be deleted or the directory synced.
+     */
+    void dropOldest(final Segment[] victims) throws IOException
+    {
+        final LogContext context = parts.context();
+        synchronized (parts.locks().indexLock)
+        {
+            if (!parts.segments().dropOldest(victims))
+            {
+                return; // a truncation or a roll changed the picture: next tick
+            }
+            // the new start is durable before a file goes: a segment missing at open is then never retention's
+            parts.checkpoint().rewriteSegmentList();
+            for (final Segment s : victims)
+            {
+                s.markDeleted();
+                synchronized (s)
+                {
+                    s.closeFiles();
+                }
+                final CachePage p = s.page();
+                if (p != null)
+                {
+                    s.page(null);
+                    context.cache().discard(p);
+                }
+                IndexFile.delete(context.io(), parts.dir(), s.sequence());
+                parts.spares().giveBack(s.path(), true, 2 * victims.length);
+            }
+            context.io().syncDirectory(parts.dir());
+            retained += victims.length;
+        }
+    }
+
+    /** @return segments dropped by retention so far. */
+    long retainedSegments()
+    {
+        return retained;
+    }
+}

@@ -1,0 +1,105 @@
+package io.directlog.storage.writer;
+
+import java.util.concurrent.locks.LockSupport;
+
+import org.agrona.concurrent.IdleStrategy;
+
+/**
+ * How the writer waits when a duty cycle found nothing to do: spin briefly, yield, then park until a producer
+ * unparks it or the next background flush of one of its logs is due (at most {@link #MAX_PARK_NANOS}).
+ * <p>
+ * Producers unpark the writer only when it said it sleeps ({@link WriterQueue#sleeping}): the flag is set (volatile) before
+ * the ring's tail is read, and a producer claims (a CAS on that tail) before it reads the flag, so either the
+ * writer sees the claim and does not park, or the producer sees the flag and unparks it.
+ * <p>
+ * Design note: Agrona's {@code BackoffIdleStrategy} parks for a growing time nobody can cut short from outside
+ * except by unparking blindly on every append; this one parks only with an empty ring, says so, and wakes for the
+ * flush deadline.
+ * <p>
+ * Not thread-safe: runs on the writer thread.
+ */
+final class WriterIdleStrategy implements IdleStrategy
+{
+    /** Empty duty cycles spent spinning before yielding. */
+    static final int SPINS = 200;
+    /** Empty duty cycles spent yielding before parking. */
+    static final int YIELDS = 20;
+    /** The longest park: a bound on how late a missed wake-up or a new deadline is noticed. */
+    static final long MAX_PARK_NANOS = 10_000_000L;
+
+    private final WriterQueue queue;
+    private final LogWriterAgent writer;
+    private int idleCycles;
+    private long parks;
+
+    WriterIdleStrategy(final WriterQueue queue, final LogWriterAgent writer)
+    {
+        this.queue = queue;
+        this.writer = writer;
+    }
+
+    @Override
+    public void idle(final int workCount)
+    {
+        if (workCount > 0)
+        {
+            idleCycles = 0;
+        }
+        else
+        {
+            idle();
+        }
+    }
+
+    @Override
+    public void idle()
+    {
+        if (idleCycles < SPINS)
+        {
+            Thread.onSpinWait();
+        }
+        else if (idleCycles < SPINS + YIELDS)
+        {
+            Thread.yield();
+        }
+        else
+        {
+            park();
+        }
+        idleCycles++;
+        // a callback may interrupt its own (the writer's) thread; AgentRunner would end the writer on an interrupt
+        // seen after an idle cycle, and every log it serves would hang. The writer does not use interrupts.
+        Thread.interrupted();
+    }
+
+    private void park()
+    {
+        final long now = System.nanoTime();
+        final long parkNanos = Math.min(MAX_PARK_NANOS, writer.nanosToNextDeadline(now));
+        queue.sleeping = true; // volatile: before the ring's tail is read (see the class comment)
+        if (queue.ring.size() == 0 && !queue.stopping && parkNanos > 0)
+        {
+            parks++;
+            LockSupport.parkNanos(this, parkNanos);
+        }
+        queue.sleeping = false;
+    }
+
+    @Override
+    public void reset()
+    {
+        idleCycles = 0;
+    }
+
+    @Override
+    public String alias()
+    {
+        return "writer";
+    }
+
+    /** @return times the writer parked (writer's counter, read racily). */
+    long parks()
+    {
+        return parks;
+    }
+}

@@ -1,0 +1,149 @@
+package io.directlog.storage.cache;
+
+import java.util.concurrent.TimeUnit;
+
+import io.directlog.storage.page.PagePool;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Growing write pages in the cache: charged as the writer needs, room made by evicting read cache. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class PageCacheGrowTest
+{
+    private static final int SEGMENT = 16 << 20;
+    private static final int CHUNK = 64 << 10;
+
+    private static final class Owner implements CacheOwner
+    {
+        @Override
+        public long distanceFromTail()
+        {
+            return 1;
+        }
+
+        @Override
+        public boolean hasConsumersAhead()
+        {
+            return false;
+        }
+
+        @Override
+        public void onPageEvicted(final CachePage page)
+        {
+        }
+
+        @Override
+        public void onPageFreeable(final CachePage page)
+        {
+        }
+    }
+
+    @Test
+    void chargesDoubleAndAlwaysCoverTheEndWithinTheCapacity()
+    {
+        assertEquals(2 * CHUNK, PageCache.nextCharge(CHUNK, CHUNK + 1, SEGMENT, 4096));
+        assertEquals(CHUNK * 5, PageCache.nextCharge(CHUNK, CHUNK * 5, SEGMENT, 4096), "a big record jumps ahead");
+        assertEquals(CHUNK * 5 + 4096, PageCache.nextCharge(CHUNK, CHUNK * 5 + 1, SEGMENT, 4096));
+        assertEquals(SEGMENT, PageCache.nextCharge(SEGMENT - CHUNK, SEGMENT - 1, SEGMENT, 4096), "capped");
+        assertThrows(IllegalArgumentException.class, () -> PageCache.nextCharge(CHUNK, SEGMENT + 1, SEGMENT, 4096));
+    }
+
+    @Test
+    void aWritePageGrowsAsItsSegmentFills()
+    {
+        try (PagePool pool = new PagePool(SEGMENT, 4096))
+        {
+            final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
+            final CachePage page = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
+            assertTrue(page.writable());
+            assertEquals(CHUNK, page.chargedEnd());
+
+            assertTrue(cache.tryGrow(page, CHUNK), "already covered");
+            assertEquals(CHUNK, page.chargedEnd());
+            assertTrue(cache.tryGrow(page, CHUNK + 100));
+            assertEquals(2 * CHUNK, page.chargedEnd());
+            assertTrue(cache.tryGrow(page, SEGMENT));
+            assertEquals(SEGMENT, page.chargedEnd());
+            assertEquals(SEGMENT, pool.usedBytes());
+        }
+    }
+
+    @Test
+    void growingEvictsReadCacheWhenTheBudgetIsFull()
+    {
+        try (PagePool pool = new PagePool(4L * CHUNK, 4096))
+        {
+            final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
+            final CachePage readOnly = cache.acquire(new Owner(), 2 * CHUNK, true);
+            readOnly.markReadOnly();
+            final CachePage writing = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
+
+            assertTrue(cache.tryGrow(writing, 3 * CHUNK));
+
+            assertTrue(readOnly.isEvicted(), "the read-only page made room");
+            assertEquals(3 * CHUNK, writing.chargedEnd());
+            assertEquals(1, cache.stats().evictions());
+        }
+    }
+
+    @Test
+    void growingFailsWhenOnlyWritePagesHoldTheBudget()
+    {
+        try (PagePool pool = new PagePool(2L * CHUNK, 4096))
+        {
+            final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
+            final CachePage a = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
+            final CachePage b = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
+            assertNotNull(b);
+
+            assertFalse(cache.tryGrow(a, CHUNK + 1));
+            assertNull(cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK));
+            assertEquals(CHUNK, a.chargedEnd(), "a failed grow charges nothing");
+        }
+    }
+
+    @Test
+    void anEvictedGrowingPageIsNotTakenOverByAPageIn()
+    {
+        try (PagePool pool = new PagePool(SEGMENT, 4096))
+        {
+            final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
+            final CachePage rolled = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
+            rolled.markReadOnly(); // its segment rolled: the page is read cache now, charged for one chunk
+
+            final CachePage pageIn = cache.tryAcquireForPageIn(new Owner(), SEGMENT);
+
+            assertNotNull(pageIn);
+            assertFalse(pageIn.memory().growing(), "a page-in overwrites the whole page: it takes a fixed one");
+            assertEquals(SEGMENT, pageIn.chargedEnd());
+            assertEquals(SEGMENT, pool.usedBytes(), "the growing page's chunk went back; the fixed page is charged");
+            pageIn.unpin();
+        }
+    }
+
+    @Test
+    void aPageTakenInTheMiddleOfItsSegmentIsChargedFromThereAndGrowsFromThere()
+    {
+        try (PagePool pool = new PagePool(4L * CHUNK, 4096))
+        {
+            final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
+            final int from = 10 << 20; // a log that gave its page back while idle, its next block at 10 MiB
+
+            final CachePage page = cache.acquireGrowing(new Owner(), SEGMENT, from, CHUNK);
+
+            assertEquals(CHUNK, pool.usedBytes(), "the 10 MiB below are not charged");
+            assertEquals(from + CHUNK, page.chargedEnd());
+            assertTrue(cache.tryGrow(page, from + CHUNK + 1));
+            assertEquals(from + 2 * CHUNK, page.chargedEnd(), "doubled from its own start");
+            assertEquals(2L * CHUNK, pool.usedBytes());
+            assertThrows(IllegalArgumentException.class, () -> cache.tryGrow(page, from), "below its start");
+        }
+    }
+}
