@@ -213,7 +213,7 @@ public final class LogWriterAgent implements Agent
             // the tail is read after 'stopping' was set: a claim below it may not have seen the flag
             while (true)
             {
-                ring.read(handler, Integer.MAX_VALUE);
+                readCommitted();
                 if (ring.consumerPosition() >= ring.producerPosition())
                 {
                     break;
@@ -231,8 +231,10 @@ public final class LogWriterAgent implements Agent
     }
 
     /**
-     * Called by an offerer that saw the stop flag after committing: once the writer's final drain is over it reads
-     * the ring itself; before that, it leaves its message to the final drain, which waits for it.
+     * Called by an offerer that saw the stop flag after committing (or aborting) its claim: once the writer's final
+     * drain is over it reads the ring itself; before that, it leaves its message to the final drain, which waits for
+     * it. Every offerer after the drain reads after its own commit, so the last one to commit reads what every
+     * earlier one left behind its claim in flight.
      */
     void drainAfterStop()
     {
@@ -240,9 +242,25 @@ public final class LogWriterAgent implements Agent
         {
             if (queue.finalDrainDone)
             {
-                ring.read(handler, Integer.MAX_VALUE);
+                readCommitted();
             }
         }
+    }
+
+    /**
+     * Reads every committed message up to the first one still in flight. One {@link RingBuffer#read} stops at the
+     * ring's end: a late offerer whose message wrapped to the start would otherwise leave it unread, and as it was
+     * the last to commit nobody else would read it.
+     */
+    private void readCommitted()
+    {
+        long head;
+        do
+        {
+            head = ring.consumerPosition();
+            ring.read(handler, Integer.MAX_VALUE);
+        }
+        while (ring.consumerPosition() != head);
     }
 
     /**

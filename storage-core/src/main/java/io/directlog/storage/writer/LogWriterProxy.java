@@ -16,10 +16,11 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
  * <p>
  * Stopping: an offer that passed its log's open check just before the store stopped the writer can land in the
  * ring after the writer's final drain, where nobody would read it and its callback would never run. Such an offerer
- * reads the ring itself ({@link LogWriterAgent#drainAfterStop()}). It knows it is late without a fence: its claim
- * is a CAS on the ring's tail and it reads {@link WriterQueue#stopping} after it; the writer reads the tail after
- * the flag was set and waits in its final drain for every claim below it. So a claim is either below that tail
- * (the writer handles it) or made after the flag was set (this offerer sees the flag and handles it).
+ * reads the ring itself after its commit or abort ({@link LogWriterAgent#drainAfterStop()}). It knows it is late
+ * without a fence: its claim is a CAS on the ring's tail and it reads {@link WriterQueue#stopping} (volatile) after
+ * it; the writer reads the tail after the flag was set and waits in its final drain for every claim below it. So a
+ * claim is either below that tail (the writer handles it) or made after the flag was set (this offerer sees the
+ * flag and handles it).
  * <p>
  * Thread-safe.
  */
@@ -99,6 +100,9 @@ public final class LogWriterProxy
         catch (final RuntimeException e)
         {
             ring.abort(claimed); // becomes padding: the writer's reads go past it
+            // after the stop nobody else may read past it: a later offer committed meanwhile stopped its own
+            // drain at this claim
+            drainIfStopping();
             throw e;
         }
         queue.attachments[claimed >> WriterQueue.ATTACHMENT_SHIFT] = attachment;
@@ -149,7 +153,13 @@ public final class LogWriterProxy
     private void afterCommit()
     {
         wake();
-        // a plain load on the common path; the claim's CAS orders it (see the class comment)
+        drainIfStopping();
+    }
+
+    private void drainIfStopping()
+    {
+        // a volatile load, no fence: the claim's CAS and this load are both in the synchronization order, which
+        // makes the class comment's "below the writer's tail, or sees the flag" hold
         if (queue.stopping)
         {
             writer.drainAfterStop();

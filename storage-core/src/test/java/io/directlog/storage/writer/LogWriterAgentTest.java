@@ -257,6 +257,99 @@ class LogWriterAgentTest
     }
 
     /**
+     * A late offer whose message does not fit before the ring's end is claimed as padding there plus the message at
+     * the start; one read by its offerer stopped at the end, so the message stayed unread and its callback uncalled.
+     */
+    @Test
+    void aLateOfferThatWrapsTheRingIsCompletedByTheOfferer() throws Exception
+    {
+        final int capacity = 4096;
+        final LogWriterAgent writer = new LogWriterAgent("wrapping-writer", capacity);
+        writer.start();
+        final RecordingClient client = new RecordingClient(writer);
+        final int slot = writer.register(client);
+        final int commandBytes = 24; // ring header and ours, aligned: the deregistering command below
+        final int lateLength = 200; // 224 bytes in the ring
+        while (capacity - (int)((writer.ring().producerPosition() + commandBytes) & (capacity - 1)) >= 224)
+        {
+            assertTrue(writer.proxy().offerAppend(slot, bytes(1, 8), 0, 8, 1, Durability.MEMORY, (o, e) -> { },
+                WAIT));
+        }
+        awaitRun(writer, slot, () -> writer.deregister(slot));
+        writer.stop(WAIT);
+        assertFalse(writer.thread().isAlive());
+        final long tailIndex = writer.ring().producerPosition() & (capacity - 1);
+        assertTrue(capacity - tailIndex < 224 && tailIndex > 0, "the late offer wraps; tail at " + tailIndex);
+
+        final AtomicReference<Throwable> error = new AtomicReference<>();
+        assertTrue(writer.proxy().offerAppend(slot, bytes(2, lateLength), 0, lateLength, 1, Durability.MEMORY,
+            (o, e) -> error.set(e), WAIT));
+        assertInstanceOf(LogClosedException.class, error.get(), "completed before the offer returned");
+        assertEquals(0, writer.queuedBytes());
+    }
+
+    /**
+     * After the stop, an offer whose copy fails aborts its claim; an offer committed behind that claim meanwhile
+     * stopped its own drain at it, so the aborting offerer must read past it, or the later append is never completed.
+     */
+    @Test
+    void aLateOfferCommittedBehindAnAbortedClaimIsCompleted() throws Exception
+    {
+        final LogWriterAgent writer = new LogWriterAgent("aborting-writer", 64 << 10);
+        writer.start();
+        final int slot = writer.register(new RecordingClient(writer));
+        awaitRun(writer, slot, () -> writer.deregister(slot));
+        writer.stop(WAIT);
+        assertFalse(writer.thread().isAlive());
+
+        final CountDownLatch claimed = new CountDownLatch(1);
+        final CountDownLatch behindCommitted = new CountDownLatch(1);
+        final UnsafeBuffer failingSource = new UnsafeBuffer(new byte[8])
+        {
+            @Override
+            public void boundsCheck(final int index, final int length)
+            {
+                // called by the copy into the ring, after the claim
+                claimed.countDown();
+                try
+                {
+                    behindCommitted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                }
+                catch (final InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                }
+                throw new IndexOutOfBoundsException("test: the copy fails after the claim");
+            }
+        };
+        final AtomicReference<Throwable> aborted = new AtomicReference<>();
+        final Thread aborter = new Thread(() ->
+        {
+            try
+            {
+                writer.proxy().offerAppend(slot, failingSource, 0, 8, 1, Durability.MEMORY, (o, e) -> { }, WAIT);
+            }
+            catch (final IndexOutOfBoundsException e)
+            {
+                aborted.set(e);
+            }
+        }, "aborting-producer");
+        aborter.start();
+        assertTrue(claimed.await(WAIT.toMillis(), TimeUnit.MILLISECONDS), "the aborter claimed");
+
+        final AtomicReference<Throwable> error = new AtomicReference<>();
+        assertTrue(writer.proxy().offerAppend(slot, bytes(1, 8), 0, 8, 1, Durability.MEMORY,
+            (o, e) -> error.set(e), WAIT));
+        assertEquals(null, error.get(), "its own drain stopped at the claim in flight before it");
+        behindCommitted.countDown();
+        aborter.join(WAIT.toMillis());
+        assertFalse(aborter.isAlive());
+        assertInstanceOf(IndexOutOfBoundsException.class, aborted.get(), "the aborter's offer failed");
+        assertInstanceOf(LogClosedException.class, error.get(), "the aborter read past its aborted claim");
+        assertEquals(0, writer.queuedBytes());
+    }
+
+    /**
      * Producers append while a closer deregisters their log and stops the writer, and go on appending after it
      * stopped. Every accepted append must be completed exactly once: by the log, with LogClosedException by the
      * writer's final drain, or by a late offerer. An append claimed before the stop but committed after the final
