@@ -8,6 +8,7 @@ import io.directlog.nativeio.DirectIoProbe;
 import io.directlog.nativeio.FileSystemInfo;
 import io.directlog.nativeio.NativeFileSystem;
 import io.directlog.nativeio.NativeIo;
+import io.directlog.nativeio.NativeIoException;
 import io.directlog.storage.DeviceInfo;
 import io.directlog.storage.StorageException;
 import io.directlog.storage.StoreConfig;
@@ -29,92 +30,131 @@ record IoSelection(BlockIo io, DeviceInfo deviceInfo)
 
     static IoSelection choose(final StoreConfig config, final Path directory)
     {
-        String fsType = "unknown";
-        boolean cow = true;
-        String device = "unknown";
-        boolean volatileCache = true;
-        boolean fua = false;
-        boolean rotational = false;
-        int logical = 0;
-        int physical = 0;
-        boolean direct = false;
-        int alignment = BlockIo.MIN_BLOCK_ALIGNMENT;
-        String noSpace = null;
-        final boolean nativeOn = NativeIo.isAvailable() && !Boolean.getBoolean(StoreConfig.BUFFERED_IO_PROP_NAME);
-        String why = nativeOn ? null : (NativeIo.isAvailable() ? StoreConfig.BUFFERED_IO_PROP_NAME + "=true" :
-            String.valueOf(NativeIo.unavailabilityCause()));
-        if (NativeIo.isAvailable())
-        {
-            try
-            {
-                final FileSystemInfo fs = NativeFileSystem.statfs(directory);
-                fsType = fs.typeName();
-                cow = fs.isCopyOnWrite() || fsType.startsWith("unknown");
-                final Optional<BlockDeviceInfo> dev = BlockDeviceInfo.forPath(directory);
-                if (dev.isPresent())
-                {
-                    device = dev.get().disk();
-                    volatileCache = dev.get().volatileWriteCache();
-                    fua = dev.get().fua();
-                    rotational = dev.get().rotational();
-                    logical = dev.get().logicalBlockSize();
-                    physical = dev.get().physicalBlockSize();
-                }
-                if (nativeOn)
-                {
-                    final DirectIoProbe.Result probe = DirectIoProbe.probe(directory);
-                    direct = probe.supported();
-                    alignment = Math.max(BlockIo.MIN_BLOCK_ALIGNMENT, probe.alignment());
-                    why = probe.supported() ? null : probe.reason();
-                    if (probe.noSpace())
-                    {
-                        noSpace = probe.reason();
-                    }
-                }
-            }
-            catch (final Exception e)
-            {
-                why = "probe failed: " + e.getMessage();
-            }
-        }
-        if (noSpace != null && !direct && config.blockIo() == null)
+        final Probe probe = Probe.of(directory);
+        if (probe.noSpace != null && !probe.direct && config.blockIo() == null)
         {
             // not "no O_DIRECT": a full filesystem. The buffered fallback would run until the store is closed, also
             // after space is freed (issue 17, defect 6); there is nothing to open a store with here
-            throw new StorageException("no space left in " + directory + " to open the store (" + noSpace + ")");
+            throw new StorageException("no space left in " + directory + " to open the store (" + probe.noSpace + ")");
         }
-        if (noSpace != null && direct)
+        if (probe.noSpace != null && probe.direct)
         {
-            LOG.log(System.Logger.Level.WARNING, directory + ": " + noSpace + "; O_DIRECT is used. Appends that need a " +
-                "new segment fail with LogFullException until space is freed");
+            LOG.log(System.Logger.Level.WARNING, directory + ": " + probe.noSpace + "; O_DIRECT is used. Appends that " +
+                "need a new segment fail with LogFullException until space is freed");
         }
-        final BlockIo io;
-        if (config.blockIo() != null)
-        {
-            io = config.blockIo();
-            direct = io.isDirect();
-            alignment = io.blockAlignment();
-        }
-        else if (direct)
-        {
-            io = new NativeBlockIo(alignment);
-        }
-        else if (config.allowBufferedFallback())
-        {
-            LOG.log(System.Logger.Level.WARNING, "O_DIRECT unavailable in " + directory + " (" + why + "): using " +
-                "buffered I/O with fdatasync per durable flush");
-            io = new BufferedBlockIo(alignment);
-        }
-        else
-        {
-            throw new StorageException("O_DIRECT unavailable in " + directory + " (" + why + ") and " +
-                "allowBufferedFallback is off");
-        }
-        if ("tmpfs".equals(fsType))
+        final BlockIo io = chooseIo(config, directory, probe);
+        final boolean direct = config.blockIo() != null ? io.isDirect() : probe.direct;
+        final int alignment = config.blockIo() != null ? io.blockAlignment() : probe.alignment;
+        if ("tmpfs".equals(probe.fsType))
         {
             LOG.log(System.Logger.Level.WARNING, directory + " is on tmpfs: nothing written there survives a reboot");
         }
-        return new IoSelection(io, new DeviceInfo(fsType, device, volatileCache, fua, rotational, logical, physical,
-            direct, alignment, cow, io.describe()));
+        return new IoSelection(io, new DeviceInfo(probe.fsType, probe.device, probe.volatileCache, probe.fua,
+            probe.rotational, probe.logicalBlockSize, probe.physicalBlockSize, direct, alignment, probe.copyOnWrite,
+            io.describe()));
+    }
+
+    /** The configured I/O layer, else O_DIRECT where the probe found it, else the buffered fallback if allowed. */
+    private static BlockIo chooseIo(final StoreConfig config, final Path directory, final Probe probe)
+    {
+        if (config.blockIo() != null)
+        {
+            return config.blockIo();
+        }
+        if (probe.direct)
+        {
+            return new NativeBlockIo(probe.alignment);
+        }
+        if (config.allowBufferedFallback())
+        {
+            LOG.log(System.Logger.Level.WARNING, "O_DIRECT unavailable in " + directory + " (" + probe.whyNotDirect +
+                "): using buffered I/O with fdatasync per durable flush");
+            return new BufferedBlockIo(probe.alignment);
+        }
+        throw new StorageException("O_DIRECT unavailable in " + directory + " (" + probe.whyNotDirect + ") and " +
+            "allowBufferedFallback is off");
+    }
+
+    /**
+     * What the native probes found about a directory; the defaults are what is assumed when a probe cannot run
+     * (no native I/O) or fails: copy-on-write, a volatile write cache, no O_DIRECT.
+     * <p>
+     * Not thread-safe; filled and read by the thread opening the store.
+     */
+    private static final class Probe
+    {
+        private String fsType = "unknown";
+        private boolean copyOnWrite = true;
+        private String device = "unknown";
+        private boolean volatileCache = true;
+        private boolean fua;
+        private boolean rotational;
+        private int logicalBlockSize;
+        private int physicalBlockSize;
+        private boolean direct;
+        private int alignment = BlockIo.MIN_BLOCK_ALIGNMENT;
+        /** Why O_DIRECT is not used, or null when it is. */
+        private String whyNotDirect;
+        /** The probe's reason when its write found the filesystem full, else null. */
+        private String noSpace;
+
+        static Probe of(final Path directory)
+        {
+            final Probe probe = new Probe();
+            final boolean nativeOn = NativeIo.isAvailable() && !Boolean.getBoolean(StoreConfig.BUFFERED_IO_PROP_NAME);
+            probe.whyNotDirect = nativeOn ? null : (NativeIo.isAvailable() ?
+                StoreConfig.BUFFERED_IO_PROP_NAME + "=true" : String.valueOf(NativeIo.unavailabilityCause()));
+            if (NativeIo.isAvailable())
+            {
+                try
+                {
+                    probe.readFileSystem(directory);
+                    probe.readDevice(directory);
+                    if (nativeOn)
+                    {
+                        probe.tryDirectIo(directory);
+                    }
+                }
+                catch (final Exception e)
+                {
+                    probe.whyNotDirect = "probe failed: " + e.getMessage();
+                }
+            }
+            return probe;
+        }
+
+        private void readFileSystem(final Path directory) throws NativeIoException
+        {
+            final FileSystemInfo fs = NativeFileSystem.statfs(directory);
+            fsType = fs.typeName();
+            copyOnWrite = fs.isCopyOnWrite() || fsType.startsWith("unknown");
+        }
+
+        private void readDevice(final Path directory)
+        {
+            final Optional<BlockDeviceInfo> dev = BlockDeviceInfo.forPath(directory);
+            if (dev.isPresent())
+            {
+                device = dev.get().disk();
+                volatileCache = dev.get().volatileWriteCache();
+                fua = dev.get().fua();
+                rotational = dev.get().rotational();
+                logicalBlockSize = dev.get().logicalBlockSize();
+                physicalBlockSize = dev.get().physicalBlockSize();
+            }
+        }
+
+        /** A real aligned write and read-back in the directory. */
+        private void tryDirectIo(final Path directory)
+        {
+            final DirectIoProbe.Result result = DirectIoProbe.probe(directory);
+            direct = result.supported();
+            alignment = Math.max(BlockIo.MIN_BLOCK_ALIGNMENT, result.alignment());
+            whyNotDirect = result.supported() ? null : result.reason();
+            if (result.noSpace())
+            {
+                noSpace = result.reason();
+            }
+        }
     }
 }

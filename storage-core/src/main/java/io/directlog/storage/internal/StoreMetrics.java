@@ -89,21 +89,28 @@ final class StoreMetrics implements AutoCloseable, LogEvents
         this.store = store;
     }
 
-    static StoreMetrics bind(final MeterRegistry registry, final StoreEngine store)
+    /**
+     * @return the store's meters, not registered yet (see {@link #bind}), or null without a registry.
+     */
+    static StoreMetrics create(final MeterRegistry registry, final StoreEngine store)
     {
-        if (registry == null)
-        {
-            return null;
-        }
-        final StoreMetrics m = new StoreMetrics(registry, store);
-        m.counter("directlog.appends", store, s -> m.counterSum(s, 0));
-        m.counter("directlog.appended.bytes", store, s -> m.counterSum(s, 1));
-        m.counter("directlog.flushes", store, s -> m.counterSum(s, 2));
-        m.counter("directlog.flushed.records", store, s -> m.counterSum(s, 3));
-        m.counter("directlog.segment.rolls", store, s -> m.counterSum(s, 4));
-        m.counter("directlog.preparer.stalls", store, s -> m.counterSum(s, 5));
-        m.counter("directlog.syncs", store, s -> m.counterSum(s, 6));
-        m.counter("directlog.callback.errors", store, s ->
+        return registry == null ? null : new StoreMetrics(registry, store);
+    }
+
+    /**
+     * Registers the store-wide meters and starts the per-log refresher: once, when the store's parts the meters
+     * read exist.
+     */
+    void bind()
+    {
+        counter("directlog.appends", store, s -> counterSum(s, 0));
+        counter("directlog.appended.bytes", store, s -> counterSum(s, 1));
+        counter("directlog.flushes", store, s -> counterSum(s, 2));
+        counter("directlog.flushed.records", store, s -> counterSum(s, 3));
+        counter("directlog.segment.rolls", store, s -> counterSum(s, 4));
+        counter("directlog.preparer.stalls", store, s -> counterSum(s, 5));
+        counter("directlog.syncs", store, s -> counterSum(s, 6));
+        counter("directlog.callback.errors", store, s ->
         {
             long total = 0;
             for (final LogWriterAgent w : s.writers())
@@ -112,14 +119,14 @@ final class StoreMetrics implements AutoCloseable, LogEvents
             }
             return total;
         });
-        m.counter("directlog.segments.prepared", store, s -> s.preparer().preparedCount());
-        m.flushLatency = m.keep(latency("directlog.flush.latency", Tags.empty(), true).register(registry));
-        m.syncLatency = m.keep(latency("directlog.sync.latency", Tags.empty(), true).register(registry));
-        m.failStops = m.keep(Counter.builder("directlog.fail.stops").register(registry));
-        m.fullRefusals = m.keep(Counter.builder("directlog.full.refusals").register(registry));
-        m.appendTimeouts = m.keep(Counter.builder("directlog.append.timeouts").register(registry));
-        m.gauge("directlog.segments.prepared.ahead", store, s -> sumLogs(s, 8));
-        m.gauge("directlog.segments.prepared.ahead.min", store, s ->
+        counter("directlog.segments.prepared", store, s -> s.preparer().preparedCount());
+        flushLatency = keep(latency("directlog.flush.latency", Tags.empty(), true).register(registry));
+        syncLatency = keep(latency("directlog.sync.latency", Tags.empty(), true).register(registry));
+        failStops = keep(Counter.builder("directlog.fail.stops").register(registry));
+        fullRefusals = keep(Counter.builder("directlog.full.refusals").register(registry));
+        appendTimeouts = keep(Counter.builder("directlog.append.timeouts").register(registry));
+        gauge("directlog.segments.prepared.ahead", store, s -> sumLogs(s, 8));
+        gauge("directlog.segments.prepared.ahead.min", store, s ->
         {
             long min = Long.MAX_VALUE;
             for (final DefaultLog log : s.openLogs().values())
@@ -128,7 +135,7 @@ final class StoreMetrics implements AutoCloseable, LogEvents
             }
             return min == Long.MAX_VALUE ? 0 : min;
         });
-        m.gauge("directlog.writer.queue.bytes", store, s ->
+        gauge("directlog.writer.queue.bytes", store, s ->
         {
             long total = 0;
             for (final LogWriterAgent w : s.writers())
@@ -137,30 +144,29 @@ final class StoreMetrics implements AutoCloseable, LogEvents
             }
             return total;
         });
-        m.gauge("directlog.records.per.flush", store, s ->
+        gauge("directlog.records.per.flush", store, s ->
         {
-            final double flushes = m.counterSum(s, 2);
-            return flushes == 0 ? 0 : m.counterSum(s, 3) / flushes;
+            final double flushes = counterSum(s, 2);
+            return flushes == 0 ? 0 : counterSum(s, 3) / flushes;
         });
-        m.counter("directlog.cache.hits", store, s -> s.cacheStats().hits());
-        m.counter("directlog.cache.misses", store, s -> s.cacheStats().misses());
-        m.counter("directlog.cache.page.ins", store, s -> s.cacheStats().pageIns());
-        m.counter("directlog.cache.evictions", store, s -> s.cacheStats().evictions());
-        m.counter("directlog.cache.read.aheads", store, StoreEngine::readAheadRequests);
-        m.counter("directlog.cache.disk.read.bytes", store, s -> s.cacheStats().bytesReadFromDisk());
-        m.gauge("directlog.cache.hit.ratio", store, s -> s.cacheStats().hitRatio());
-        m.gauge("directlog.cache.pinned.pages", store, s -> s.cacheStats().pinnedPages());
-        m.gauge("directlog.cache.used.bytes", store, s -> s.cacheStats().usedBytes());
-        m.refreshPerLogMeters(store);
-        m.refresher = Executors.newSingleThreadScheduledExecutor(r ->
+        counter("directlog.cache.hits", store, s -> s.cacheStats().hits());
+        counter("directlog.cache.misses", store, s -> s.cacheStats().misses());
+        counter("directlog.cache.page.ins", store, s -> s.cacheStats().pageIns());
+        counter("directlog.cache.evictions", store, s -> s.cacheStats().evictions());
+        counter("directlog.cache.read.aheads", store, StoreEngine::readAheadRequests);
+        counter("directlog.cache.disk.read.bytes", store, s -> s.cacheStats().bytesReadFromDisk());
+        gauge("directlog.cache.hit.ratio", store, s -> s.cacheStats().hitRatio());
+        gauge("directlog.cache.pinned.pages", store, s -> s.cacheStats().pinnedPages());
+        gauge("directlog.cache.used.bytes", store, s -> s.cacheStats().usedBytes());
+        refreshPerLogMeters(store);
+        refresher = Executors.newSingleThreadScheduledExecutor(r ->
         {
             final Thread t = new Thread(r, PER_LOG_THREAD_NAME);
             t.setDaemon(true);
             return t;
         });
-        m.refresher.scheduleWithFixedDelay(() -> m.refreshPerLogMeters(store), PER_LOG_REFRESH_MILLIS,
+        refresher.scheduleWithFixedDelay(() -> refreshPerLogMeters(store), PER_LOG_REFRESH_MILLIS,
             PER_LOG_REFRESH_MILLIS, TimeUnit.MILLISECONDS);
-        return m;
     }
 
     /**

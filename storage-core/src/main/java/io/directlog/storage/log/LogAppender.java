@@ -14,10 +14,8 @@ import io.directlog.storage.LogConfig;
 import io.directlog.storage.LogFullException;
 import io.directlog.storage.MemoryBudgetExceededException;
 import io.directlog.storage.cache.CachePage;
-import io.directlog.storage.format.Checksums;
 import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.format.SegmentHeaderDescriptor;
-import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.writer.CallbackGuard;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -53,7 +51,6 @@ final class LogAppender
     private final LogMeta meta;
     private final Supplier<LogConfig> config;
     private final SegmentHost host;
-    private final int recordLogId;
     private final IoBlock block;
     private final LogLifecycle lifecycle;
     private final SegmentSet segments;
@@ -63,9 +60,10 @@ final class LogAppender
     /** Rolled segments the syncer has not synced yet (writer adds, syncer and writer drain). */
     private final ConcurrentLinkedQueue<Segment> rolledUnsynced;
     private final Acknowledgements acks;
+    private final FlushWriter flushWriter;
     /** Runs this log's callbacks: what they throw is caught and counted, never reaches the writer's loop. */
     private final CallbackGuard callbacks;
-    private final Checksums.Calculator crc = new Checksums.Calculator();
+    private final RecordEncoder encoder;
     private volatile long endOffset;
 
     // writer-owned
@@ -76,13 +74,10 @@ final class LogAppender
     private int flushedPosition;
     private long nextOffset;
     private long lastTimestamp;
-    /** The active segment holds writes not made through the O_DSYNC descriptor and not synced by the writer. */
-    private boolean unsyncedDirect;
     /** The truncation epoch: bumped by each truncation, so a watermark taken before it is never published. */
     private long epoch;
     private int lastRecordPosition = -1;
     private long lastRecordOffset = -1;
-    private boolean rolledWithUnsyncedDirect;
     private long firstDirtyNanos;
     private int recordsSinceFlush;
     /** The offset after the last record a completed write covered (writer-owned). */
@@ -98,7 +93,7 @@ final class LogAppender
         this.meta = parts.meta();
         this.config = parts.config();
         this.host = host;
-        this.recordLogId = RecordDescriptor.recordLogId(meta.logId());
+        this.encoder = new RecordEncoder(meta.logId());
         this.block = parts.block();
         this.lifecycle = parts.lifecycle();
         this.segments = parts.segments();
@@ -106,6 +101,7 @@ final class LogAppender
         this.spares = parts.spares();
         this.watermark = parts.watermark();
         this.rolledUnsynced = parts.rolledUnsynced();
+        this.flushWriter = new FlushWriter(rolledUnsynced, !context.io().isDirect());
         this.callbacks = callbacks;
         this.events = parts.events();
         this.acks = new Acknowledgements(lifecycle, visibility, parts.ackGate(), callbacks);
@@ -157,57 +153,90 @@ final class LogAppender
     void onAppend(final DirectBuffer source, final int index, final int length, final int recordCount,
         final Durability durability, final AppendCallback callback)
     {
+        if (refusedAsStopped(callback))
+        {
+            return;
+        }
+        final int aligned = RecordDescriptor.alignedLength(RecordDescriptor.recordLength(length));
+        final Throwable noRoom = makeRoomFor(aligned);
+        if (noRoom != null)
+        {
+            if (noRoom instanceof LogFullException)
+            {
+                events.refusedFull();
+            }
+            callbacks.complete(callback, -1, noRoom);
+            return;
+        }
+        final long offset = copy(source, index, length, recordCount, aligned);
+        final Durability effective = durability == Durability.DIRECT && context.copyOnWrite() ?
+            Durability.DSYNC : durability;
+        // MEMORY acknowledgements (and a MEMORY log's visibility) wait for the end of the writer's batch, see
+        // onDutyCycle: one publication per batch instead of several fenced stores per record
+        acks.add(callback, offset, effective, length);
+        if (writePosition - block.down(flushedPosition) >= config.get().flushBytes() * 4L && acks.durable() == 0)
+        {
+            flush(); // bound the dirty bytes a MEMORY burst leaves behind
+        }
+    }
+
+    /** @return true when the log failed or is closed: the append is completed with why, and not copied. */
+    private boolean refusedAsStopped(final AppendCallback callback)
+    {
         final Throwable failed = lifecycle.failure();
         if (failed != null)
         {
             drainOnFailure(failed);
             callbacks.complete(callback, -1, failed);
-            return;
+            return true;
         }
         if (lifecycle.isClosed())
         {
             callbacks.complete(callback, -1, new LogClosedException("log '" + name + "' is closed"));
-            return;
+            return true;
         }
-        final int recordLength = RecordDescriptor.recordLength(length);
-        final int aligned = RecordDescriptor.alignedLength(recordLength);
+        return false;
+    }
+
+    /**
+     * Moves {@link #writePosition} to where a record of {@code aligned} bytes goes: in this segment, or at the start
+     * of the next one.
+     *
+     * @return null, or why the record has no room (the roll failed).
+     */
+    private Throwable makeRoomFor(final int aligned)
+    {
         // the block holding the last written byte is on disk: it is never written again (a crash during the
         // rewrite could garble the acknowledged records in it), so the record goes at the next block, after a gap
         final int start = writePosition == flushedPosition ? block.up(writePosition) : writePosition;
         if (page == null || start + aligned > meta.segmentSize())
         {
-            final Throwable rollError = roll(); // the segment ends at its last record, not after a gap
-            if (rollError != null)
-            {
-                if (rollError instanceof LogFullException)
-                {
-                    events.refusedFull();
-                }
-                callbacks.complete(callback, -1, rollError);
-                return;
-            }
+            return roll(); // the segment ends at its last record, not after a gap
         }
-        else if (start != writePosition)
+        if (start != writePosition)
         {
             writePosition = start;
             flushedPosition = start;
         }
+        return null;
+    }
+
+    /**
+     * Copies a record at {@link #writePosition}, indexes it and publishes the new end offset.
+     *
+     * @return the record's offset.
+     */
+    private long copy(final DirectBuffer source, final int index, final int length, final int recordCount,
+        final int aligned)
+    {
         final int position = writePosition;
-        final UnsafeBuffer buffer = pageBuffer;
         long timestamp = System.currentTimeMillis();
         if (timestamp < lastTimestamp)
         {
             timestamp = lastTimestamp; // never backwards within a log, whatever the wall clock does
         }
         final long offset = nextOffset;
-        buffer.putLong(position + RecordDescriptor.OFFSET_OFFSET, offset);
-        buffer.putLong(position + RecordDescriptor.TIMESTAMP_OFFSET, timestamp);
-        buffer.putInt(position + RecordDescriptor.COUNT_OFFSET, recordCount);
-        buffer.putInt(position + RecordDescriptor.LOG_ID_OFFSET, recordLogId);
-        buffer.putBytes(position + RecordDescriptor.HEADER_LENGTH, source, index, length);
-        buffer.putInt(position + RecordDescriptor.CRC_OFFSET, crc.crc32c(buffer,
-            position + RecordDescriptor.CRC_COVERAGE_OFFSET, recordLength - RecordDescriptor.CRC_COVERAGE_OFFSET));
-        buffer.putIntRelease(position + RecordDescriptor.LENGTH_OFFSET, recordLength); // release: record before length
+        encoder.write(pageBuffer, position, offset, timestamp, recordCount, source, index, length);
         segments.active().index().onRecord(offset, position, timestamp, aligned);
         lastTimestamp = timestamp;
         lastRecordPosition = position;
@@ -219,15 +248,7 @@ final class LogAppender
         {
             firstDirtyNanos = System.nanoTime();
         }
-        final Durability effective = durability == Durability.DIRECT && context.copyOnWrite() ?
-            Durability.DSYNC : durability;
-        // MEMORY acknowledgements (and a MEMORY log's visibility) wait for the end of the writer's batch, see
-        // onDutyCycle: one publication per batch instead of several fenced stores per record
-        acks.add(callback, offset, effective, length);
-        if (writePosition - block.down(flushedPosition) >= config.get().flushBytes() * 4L && acks.durable() == 0)
-        {
-            flush(); // bound the dirty bytes a MEMORY burst leaves behind
-        }
+        return offset;
     }
 
     /** The writer's duty cycle for this log (after the close check, see DefaultLog): acknowledge, maybe flush. */
@@ -303,30 +324,10 @@ final class LogAppender
         final int to = Math.min(segment.capacity(), block.up(writePosition));
         try
         {
-            if (dsync && rolledWithUnsyncedDirect)
-            {
-                // a DSYNC ack covers every earlier record: rolled segments' DIRECT writes must be durable too
-                for (final Segment rolled : rolledUnsynced)
-                {
-                    LogSyncer.syncRolled(rolled);
-                }
-                rolledWithUnsyncedDirect = false;
-            }
-            // a DSYNC ack also covers earlier DIRECT or MEMORY writes in this segment, which are never written
-            // again: this write and a cache flush (fdatasync) instead of one write through the O_DSYNC descriptor
-            final boolean syncAfter = dsync && unsyncedDirect;
-            fillGap(pageBuffer, writePosition, to);
-            final BlockFile file = dsync && !syncAfter ? segment.dsyncFile() : segment.directFile();
-            final long started = System.nanoTime();
-            file.write(pageBytes, from, to - from, from);
-            if (syncAfter || !context.io().isDirect() && acks.durable() > 0 && !dsync)
-            {
-                file.datasync(); // or the buffered fallback: DIRECT would otherwise only reach the page cache
-            }
-            final long took = System.nanoTime() - started;
+            RecordEncoder.fillGap(pageBuffer, writePosition, to);
+            final long took = flushWriter.write(segment, pageBytes, from, to, dsync, acks.durable() > 0);
             counters.addFlushNanos(took);
             events.flushed(took);
-            unsyncedDirect = !dsync;
         }
         catch (final IOException | RuntimeException e)
         {
@@ -356,18 +357,6 @@ final class LogAppender
         }
         publishMemoryVisible();
         acknowledge();
-    }
-
-    /**
-     * Fills {@code [end, blockEnd)} as a gap: the next record goes at the block boundary (the block is not written
-     * again), and the filler tells the gap from sectors a torn write left unwritten (see RecordDescriptor).
-     */
-    static void fillGap(final UnsafeBuffer buffer, final int end, final int blockEnd)
-    {
-        if (blockEnd > end)
-        {
-            buffer.setMemory(end + 4, blockEnd - end - 4, RecordDescriptor.GAP_FILL); // the length field stays 0
-        }
     }
 
     /** On a MEMORY log, makes everything copied visible; a MEMORY acknowledgement never precedes its visibility. */
@@ -475,13 +464,9 @@ final class LogAppender
         if (previous != null)
         {
             previousPage.markReadOnly();
-            if (unsyncedDirect)
-            {
-                rolledWithUnsyncedDirect = true;
-            }
             counters.onRoll();
         }
-        unsyncedDirect = false;
+        flushWriter.onNewActive(previous != null);
         context.preparer().signal();
         return null;
     }
@@ -516,8 +501,7 @@ final class LogAppender
     /** Makes every write so far durable: rolled segments synced (and their write files closed), then the active. */
     void syncEverythingWritten() throws IOException
     {
-        LogSyncer.syncAllWritten(rolledUnsynced, segments.active());
-        rolledWithUnsyncedDirect = false;
+        flushWriter.syncEverythingWritten(segments.active());
     }
 
     /** @return the watermark of everything copied (close: what the clean checkpoint records). */
@@ -579,7 +563,7 @@ final class LogAppender
         endOffset = offset;
         lastRecordPosition = cut.lastRecordPosition();
         lastRecordOffset = cut.lastRecordOffset();
-        unsyncedDirect = false;
+        flushWriter.onRestart();
         recordsSinceFlush = 0;
         watermark.set(cut);
     }

@@ -300,7 +300,7 @@ final class LogTruncation
                 "into " + target.path().getFileName());
         }
         writeTo.buffer().setMemory(position, Math.max(cut.oldEnd(), blockEnd) - position, (byte)0);
-        LogAppender.fillGap(writeTo.buffer(), position, blockEnd);
+        RecordEncoder.fillGap(writeTo.buffer(), position, blockEnd);
         final int zeroEnd = Math.min(size, block.up(Math.max(cut.oldEnd(), blockEnd)));
         target.directFile().write(writeTo.memory().byteBuffer(), from, zeroEnd - from, from);
         target.directFile().datasync();

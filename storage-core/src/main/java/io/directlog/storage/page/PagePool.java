@@ -114,76 +114,121 @@ public final class PagePool implements AutoCloseable
 
     private PageMemory tryAcquire(final int size, final boolean zeroed)
     {
-        PageMemory zeroInline = null;
+        final PageMemory toZero;
         synchronized (this)
         {
-            while (true)
+            if (!awaitCleaningOf(size))
             {
-                if (closed)
-                {
-                    throw new IllegalStateException("page pool is closed");
-                }
-                // a free page of this size in the cleaner's hands is not missing: wait the moment it takes to zero
-                // it rather than report the budget used up (which would evict a page, or fail a writer's roll)
-                if (cleaning == null || cleaning.size() != size || allocatedBytes + size <= budget ||
-                    hasFreePage(size))
-                {
-                    break;
-                }
-                try
-                {
-                    wait(10);
-                }
-                catch (final InterruptedException e)
-                {
-                    Thread.currentThread().interrupt();
-                    return null;
-                }
+                return null;
             }
-            if (!zeroed)
+            final PageMemory ready = zeroed ? takeClean(size) : takeDirtyOrClean(size);
+            if (ready != null)
             {
-                for (final PageMemory p : dirty)
-                {
-                    if (p.size() == size && dirty.remove(p))
-                    {
-                        freeBytes -= size;
-                        return p; // not zeroed: the caller overwrites it, and the cleaner is spared the work
-                    }
-                }
-            }
-            final ArrayDeque<PageMemory> pages = clean.get(size);
-            if (pages != null && !pages.isEmpty())
-            {
-                freeBytes -= size;
-                return pages.poll();
+                return ready;
             }
             // a page of this size still waiting for the cleaner: take it and zero it here rather than allocate
-            for (final PageMemory p : dirty)
+            toZero = takeDirty(size);
+            if (toZero != null)
             {
-                if (p.size() == size && dirty.remove(p))
-                {
-                    freeBytes -= size;
-                    zeroedByTaker++;
-                    zeroInline = p;
-                    break;
-                }
+                zeroedByTaker++;
             }
-            if (zeroInline == null)
+            else if (!reserveAllocation(size))
             {
-                releaseOtherSizesFor(size);
-                if (allocatedBytes + size > budget)
-                {
-                    return null;
-                }
-                allocatedBytes += size;
-                allocations++;
+                return null;
             }
         }
-        if (zeroInline != null)
+        if (toZero != null)
         {
-            zeroInline.zero();
-            return zeroInline;
+            toZero.zero();
+            return toZero;
         }
+        return allocateReserved(size);
+    }
+
+    /**
+     * A free page of this size in the cleaner's hands is not missing: waits the moment it takes to zero it rather
+     * than report the budget used up (which would evict a page, or fail a writer's roll). Called holding this.
+     *
+     * @return false when interrupted (the interrupt is kept).
+     */
+    private boolean awaitCleaningOf(final int size)
+    {
+        while (true)
+        {
+            if (closed)
+            {
+                throw new IllegalStateException("page pool is closed");
+            }
+            if (cleaning == null || cleaning.size() != size || allocatedBytes + size <= budget || hasFreePage(size))
+            {
+                return true;
+            }
+            try
+            {
+                wait(10);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+    }
+
+    /** For a caller that overwrites every byte: a dirty page first, which spares the cleaner. Called holding this. */
+    private PageMemory takeDirtyOrClean(final int size)
+    {
+        final PageMemory dirtyPage = takeDirty(size);
+        return dirtyPage != null ? dirtyPage : takeClean(size);
+    }
+
+    /** @return a zeroed free page of this size, or null. Called holding this. */
+    private PageMemory takeClean(final int size)
+    {
+        final ArrayDeque<PageMemory> pages = clean.get(size);
+        if (pages != null && !pages.isEmpty())
+        {
+            freeBytes -= size;
+            return pages.poll();
+        }
+        return null;
+    }
+
+    /** @return a free page of this size not zeroed yet (out of the cleaner's queue), or null. Called holding this. */
+    private PageMemory takeDirty(final int size)
+    {
+        for (final PageMemory p : dirty)
+        {
+            if (p.size() == size && dirty.remove(p))
+            {
+                freeBytes -= size;
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Charges a new page of this size to the budget, giving free pages of other sizes back to the OS to make room.
+     * Called holding this.
+     *
+     * @return false when the budget is used up by pages in use.
+     */
+    private boolean reserveAllocation(final int size)
+    {
+        releaseOtherSizesFor(size);
+        if (allocatedBytes + size > budget)
+        {
+            return false;
+        }
+        allocatedBytes += size;
+        allocations++;
+        return true;
+    }
+
+    /** Allocates a page charged by {@link #reserveAllocation}, outside the lock; a failure gives the charge back. */
+    private PageMemory allocateReserved(final int size)
+    {
         try
         {
             return PageMemory.allocate(size, alignment);

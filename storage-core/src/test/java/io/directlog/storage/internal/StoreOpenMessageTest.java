@@ -17,13 +17,13 @@ class StoreOpenMessageTest
     void accessDeniedIsNamedAsPermissionDenied()
     {
         assertEquals("permission denied on /x/store.lock (the process needs to create, write and lock files there)",
-            StoreEngine.describe(new AccessDeniedException("/x/store.lock")));
+            IoErrorText.describe(new AccessDeniedException("/x/store.lock")));
     }
 
     @Test
     void anotherFileSystemErrorNamesItsReasonAndFile()
     {
         assertEquals("read-only file system: /x/store.lock",
-            StoreEngine.describe(new FileSystemException("/x/store.lock", null, "Read-only file system")));
+            IoErrorText.describe(new FileSystemException("/x/store.lock", null, "Read-only file system")));
     }
 }

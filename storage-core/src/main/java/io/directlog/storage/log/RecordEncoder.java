@@ -1,0 +1,58 @@
+package io.directlog.storage.log;
+
+import io.directlog.storage.format.Checksums;
+import io.directlog.storage.format.RecordDescriptor;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Lays one record, or the gap after the last record of a flushed block, into a write page (the layout is
+ * {@link RecordDescriptor}'s). A record's length is stored last, with release ordering: a reader that acquire-loads
+ * a positive length sees the whole record.
+ * <p>
+ * Design note: apart from {@link LogAppender} so that the appender keeps to where records go and when they are
+ * written and acknowledged; the bytes of a record are this class's alone.
+ * <p>
+ * Not thread-safe (one checksum calculator); owned by the writer thread of its log.
+ */
+final class RecordEncoder
+{
+    private final Checksums.Calculator crc = new Checksums.Calculator();
+    private final int recordLogId;
+
+    /** @param logId the log's 64-bit id; each record carries the 32 bits {@link RecordDescriptor#recordLogId} keeps. */
+    RecordEncoder(final long logId)
+    {
+        this.recordLogId = RecordDescriptor.recordLogId(logId);
+    }
+
+    /**
+     * Writes a record of {@code length} body bytes at {@code position}: the header, the body, the checksum, then
+     * the length.
+     */
+    void write(final UnsafeBuffer buffer, final int position, final long offset, final long timestamp,
+        final int recordCount, final DirectBuffer source, final int index, final int length)
+    {
+        final int recordLength = RecordDescriptor.recordLength(length);
+        buffer.putLong(position + RecordDescriptor.OFFSET_OFFSET, offset);
+        buffer.putLong(position + RecordDescriptor.TIMESTAMP_OFFSET, timestamp);
+        buffer.putInt(position + RecordDescriptor.COUNT_OFFSET, recordCount);
+        buffer.putInt(position + RecordDescriptor.LOG_ID_OFFSET, recordLogId);
+        buffer.putBytes(position + RecordDescriptor.HEADER_LENGTH, source, index, length);
+        buffer.putInt(position + RecordDescriptor.CRC_OFFSET, crc.crc32c(buffer,
+            position + RecordDescriptor.CRC_COVERAGE_OFFSET, recordLength - RecordDescriptor.CRC_COVERAGE_OFFSET));
+        buffer.putIntRelease(position + RecordDescriptor.LENGTH_OFFSET, recordLength); // release: record before length
+    }
+
+    /**
+     * Fills {@code [end, blockEnd)} as a gap: the next record goes at the block boundary (the block is not written
+     * again), and the filler tells the gap from sectors a torn write left unwritten (see RecordDescriptor).
+     */
+    static void fillGap(final UnsafeBuffer buffer, final int end, final int blockEnd)
+    {
+        if (blockEnd > end)
+        {
+            buffer.setMemory(end + 4, blockEnd - end - 4, RecordDescriptor.GAP_FILL); // the length field stays 0
+        }
+    }
+}
