@@ -3,13 +3,13 @@ package io.directlog.broker;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.directlog.storage.spi.BlockFile;
-import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.io.BufferedBlockIo;
+import io.directlog.storage.io.DelegatingBlockFile;
+import io.directlog.storage.io.DelegatingBlockIo;
 import io.directlog.storage.spi.FileMode;
 
 /**
@@ -17,11 +17,15 @@ import io.directlog.storage.spi.FileMode;
  * until {@link #open()}. Stalls the engine's writer the way a slow disk does, so its queue fills and appends wait
  * for room. Every other operation goes to buffered I/O at once.
  */
-final class GatedBlockIo implements BlockIo
+final class GatedBlockIo extends DelegatingBlockIo
 {
-    private final BlockIo device = new BufferedBlockIo(4096);
     private volatile CountDownLatch gate = new CountDownLatch(0);
     private final CountDownLatch held = new CountDownLatch(1);
+
+    GatedBlockIo()
+    {
+        super(new BufferedBlockIo(4096));
+    }
 
     /** Holds partition-log writes from now on. */
     void close()
@@ -36,6 +40,8 @@ final class GatedBlockIo implements BlockIo
     }
 
     /**
+     * @param timeout how long to wait.
+     * @param unit    its unit.
      * @return true when a partition-log write was held within the timeout.
      * @throws InterruptedException when interrupted.
      */
@@ -47,133 +53,48 @@ final class GatedBlockIo implements BlockIo
     @Override
     public BlockFile open(final Path path, final FileMode mode, final boolean create) throws IOException
     {
-        final BlockFile file = device.open(path, mode, create);
+        final BlockFile file = delegate().open(path, mode, create);
         if (!path.getParent().getFileName().toString().startsWith("p."))
         {
             return file;
         }
-        return new BlockFile()
+        return new DelegatingBlockFile(file)
         {
-            @Override
-            public Path path()
-            {
-                return file.path();
-            }
-
             @Override
             public void write(final ByteBuffer source, final int index, final int length, final long position)
                 throws IOException
             {
-                final CountDownLatch g = gate;
-                if (g.getCount() > 0)
-                {
-                    held.countDown();
-                    try
-                    {
-                        if (!g.await(2, TimeUnit.MINUTES))
-                        {
-                            throw new IOException("test gate never opened");
-                        }
-                    }
-                    catch (final InterruptedException e)
-                    {
-                        Thread.currentThread().interrupt();
-                        throw new IOException("interrupted at the test gate", e);
-                    }
-                }
-                file.write(source, index, length, position);
-            }
-
-            @Override
-            public int read(final ByteBuffer target, final int index, final int length, final long position)
-                throws IOException
-            {
-                return file.read(target, index, length, position);
-            }
-
-            @Override
-            public void datasync() throws IOException
-            {
-                file.datasync();
-            }
-
-            @Override
-            public void allocate(final long length) throws IOException
-            {
-                file.allocate(length);
-            }
-
-            @Override
-            public long size() throws IOException
-            {
-                return file.size();
-            }
-
-            @Override
-            public void truncate(final long length) throws IOException
-            {
-                file.truncate(length);
-            }
-
-            @Override
-            public void close() throws IOException
-            {
-                file.close();
+                awaitGate();
+                super.write(source, index, length, position);
             }
         };
     }
 
     @Override
-    public void rename(final Path from, final Path to) throws IOException
-    {
-        device.rename(from, to);
-    }
-
-    @Override
-    public void delete(final Path path) throws IOException
-    {
-        device.delete(path);
-    }
-
-    @Override
-    public List<Path> list(final Path dir) throws IOException
-    {
-        return device.list(dir);
-    }
-
-    @Override
-    public void createDirectories(final Path dir) throws IOException
-    {
-        device.createDirectories(dir);
-    }
-
-    @Override
-    public void syncDirectory(final Path dir) throws IOException
-    {
-        device.syncDirectory(dir);
-    }
-
-    @Override
-    public int alignment()
-    {
-        return device.alignment();
-    }
-
-    @Override
-    public boolean isDirect()
-    {
-        return device.isDirect();
-    }
-
-    @Override
     public String describe()
     {
-        return "gated " + device.describe();
+        return "gated " + delegate().describe();
     }
 
-    @Override
-    public boolean exists(final Path path) throws IOException
+    private void awaitGate() throws IOException
     {
-        return device.exists(path);
+        final CountDownLatch g = gate;
+        if (g.getCount() == 0)
+        {
+            return;
+        }
+        held.countDown();
+        try
+        {
+            if (!g.await(2, TimeUnit.MINUTES))
+            {
+                throw new IOException("test gate never opened");
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted at the test gate", e);
+        }
     }
 }

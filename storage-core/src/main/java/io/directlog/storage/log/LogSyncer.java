@@ -7,7 +7,6 @@ import java.util.List;
 
 import io.directlog.storage.Durability;
 import io.directlog.storage.LogConfig;
-import io.directlog.storage.cache.CachePage;
 import io.directlog.storage.spi.BlockFile;
 
 /**
@@ -291,17 +290,7 @@ final class LogSyncer
             parts.checkpoint().rewriteSegmentList();
             for (final Segment s : victims)
             {
-                s.markDeleted();
-                synchronized (s)
-                {
-                    s.closeFiles();
-                }
-                final CachePage p = s.page();
-                if (p != null)
-                {
-                    s.page(null);
-                    context.cache().discard(p);
-                }
+                s.retire(context.cache());
                 IndexFile.delete(context.io(), parts.dir(), s.sequence());
                 parts.spares().giveBack(s.path(), true, 2 * victims.length);
             }

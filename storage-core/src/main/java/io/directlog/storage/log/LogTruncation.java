@@ -234,17 +234,7 @@ final class LogTruncation
         for (int k = cut.index() + 1; k < current.length; k++)
         {
             final Segment s = current[k];
-            s.markDeleted();
-            synchronized (s)
-            {
-                s.closeFiles();
-            }
-            final CachePage p = s.page();
-            if (p != null)
-            {
-                s.page(null);
-                context.cache().discard(p);
-            }
+            s.retire(context.cache());
             parts.spares().giveBack(s.path(), false, 0); // records above the cut: never reused unzeroed
         }
         if (cut.index() + 1 < current.length)

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 
 import io.directlog.storage.cache.CacheOwner;
 import io.directlog.storage.cache.CachePage;
+import io.directlog.storage.cache.PageCache;
 import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.spi.BlockFile;
 
@@ -305,6 +306,27 @@ public final class Segment implements CacheOwner
     public boolean isDeleted()
     {
         return deleted;
+    }
+
+    /**
+     * Takes the segment out of service before its file goes (retention, truncation): readers stop using it, its
+     * files close (under its monitor, as a sync would hold it), and its page goes back to the cache.
+     *
+     * @param cache the cache holding its page.
+     */
+    void retire(final PageCache cache)
+    {
+        markDeleted();
+        synchronized (this)
+        {
+            closeFiles();
+        }
+        final CachePage p = page();
+        if (p != null)
+        {
+            page(null);
+            cache.discard(p);
+        }
     }
 
     /** Marks the segment gone: readers holding it treat it as out of range. */

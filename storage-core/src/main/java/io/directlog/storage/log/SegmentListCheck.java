@@ -26,29 +26,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>
  * Not thread-safe: one open, on the opening thread.
  */
-final class SegmentListCheck
+final class SegmentListCheck extends RecoveryStep
 {
-    private static final System.Logger LOG = RecoveryScope.LOG;
-
-    private final RecoveryScope scope;
-    private final String name;
-    private final Path dir;
-    private final LogContext context;
-    private final BlockIo io;
-    private final RecoveryMode mode;
-    private final RecoveryRules rules;
-    private final int align;
-
     SegmentListCheck(final RecoveryScope scope)
     {
-        this.scope = scope;
-        this.name = scope.name;
-        this.dir = scope.dir;
-        this.context = scope.context;
-        this.io = scope.io;
-        this.mode = scope.mode;
-        this.rules = scope.rules;
-        this.align = scope.align;
+        super(scope);
     }
 
     /**
