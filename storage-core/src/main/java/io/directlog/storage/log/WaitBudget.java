@@ -28,11 +28,14 @@ final class WaitBudget
     static final long MIN_POLL_NANOS = 50_000;
     static final long MAX_POLL_NANOS = 1_000_000;
     /**
-     * A gap between two looks longer than this means the core went to another thread: a look takes nanoseconds, and
-     * a yield with nobody else runnable on the core about a microsecond. 50 us missed the oversubscribed case where
-     * each yield hands the core over for less (JMH, load near 30: the poller stayed 8x slower than parking).
+     * A gap between two looks longer than this means another CPU-bound thread took the core for a time slice: a look
+     * takes nanoseconds, and the short-lived threads of a quiet machine (the preparer between its writes, the
+     * syncer's tick) hand the core back within tens of microseconds. At 10 us, those made the poller park for up to
+     * 256 waits on a quiet machine: DIRECT appends through join() then took 64 us at p50 against 37 us through the
+     * callback path in the same run; at 1 ms both took 44 to 53 us. The price: under heavy oversubscription, where
+     * each yield hands the core over for less than this, the poller keeps polling up to its budget.
      */
-    static final long PREEMPTED_NANOS = 10_000;
+    static final long PREEMPTED_NANOS = 1_000_000;
     /** The most waits skipped (parked at once) after the poller found itself preempted. */
     static final int MAX_SKIPPED_WAITS = 256;
     /** Looks without yielding before the first yield: about a microsecond. */
