@@ -15,6 +15,8 @@ import org.apache.kafka.common.protocol.Errors;
 
 import io.directlog.broker.network.RequestContext;
 import io.directlog.broker.protocol.KafkaRecords;
+import io.directlog.broker.protocol.PinnedRecords;
+import io.directlog.broker.protocol.ResponseEncoder;
 import io.directlog.broker.topic.Partition;
 import io.directlog.broker.topic.Topic;
 import io.directlog.broker.topic.TopicRegistry;
@@ -131,9 +133,13 @@ final class FetchHandler
                 {
                     timer.cancel(false);
                 }
-                result.complete(resp);
+                if (!result.complete(resp))
+                {
+                    ResponseEncoder.releasePinned(resp);
+                }
                 return;
             }
+            ResponseEncoder.releasePinned(resp); // parked: read again when woken
             woken.set(false);
             for (final Partition p : partitions)
             {
@@ -191,8 +197,22 @@ final class FetchHandler
 
         private FetchResponseData read(final List<Partition> partitions)
         {
-            final short version = request.version();
             final FetchResponseData resp = new FetchResponseData().setErrorCode(Errors.NONE.code()).setSessionId(0);
+            try
+            {
+                readInto(resp, partitions);
+                return resp;
+            }
+            catch (final RuntimeException e)
+            {
+                ResponseEncoder.releasePinned(resp);
+                throw e;
+            }
+        }
+
+        private void readInto(final FetchResponseData resp, final List<Partition> partitions)
+        {
+            final short version = request.version();
             int budget = req.maxBytes() <= 0 ? Integer.MAX_VALUE : req.maxBytes();
             boolean first = true;
             for (final FetchRequestData.FetchTopic ft : req.topics())
@@ -229,7 +249,7 @@ final class FetchHandler
                     {
                         continue;
                     }
-                    final ByteBuffer batches;
+                    final PinnedRecords batches;
                     try
                     {
                         batches = p.read(fp.fetchOffset(), Math.max(limit, 1));
@@ -249,20 +269,20 @@ final class FetchHandler
                         pd.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code());
                         continue;
                     }
-                    if (version < 10 && KafkaRecords.containsZstd(batches))
+                    if (version < 10 && batches.containsZstd())
                     {
+                        batches.release();
                         pd.setErrorCode(Errors.UNSUPPORTED_COMPRESSION_TYPE.code());
                         continue;
                     }
-                    pd.setErrorCode(Errors.NONE.code()).setRecords(KafkaRecords.readable(batches));
-                    if (batches.remaining() > 0)
+                    pd.setErrorCode(Errors.NONE.code()).setRecords(batches);
+                    if (batches.sizeInBytes() > 0)
                     {
                         first = false;
-                        budget -= batches.remaining();
+                        budget -= batches.sizeInBytes();
                     }
                 }
             }
-            return resp;
         }
 
         private static int bytes(final FetchResponseData resp)

@@ -207,6 +207,12 @@ public final class KafkaBroker implements AutoCloseable
         return port;
     }
 
+    /** @return the store's page cache figures (pinned pages: fetched batches not yet written to a socket). */
+    public io.directlog.storage.CacheStats cacheStats()
+    {
+        return store.cacheStats();
+    }
+
     /** @return {@code host:port}, for a client's {@code bootstrap.servers}. */
     public String bootstrapServers()
     {

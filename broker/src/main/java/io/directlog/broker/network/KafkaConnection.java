@@ -2,6 +2,7 @@ package io.directlog.broker.network;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -9,7 +10,9 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.requests.RequestHeader;
 
+import io.directlog.broker.protocol.EncodedResponse;
 import io.directlog.broker.protocol.KafkaCodec;
+import io.directlog.broker.protocol.ResponseEncoder;
 import io.directlog.broker.protocol.SupportedApis;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -37,7 +40,7 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
     private final RequestHandler handler;
     private final RequestMetrics metrics;
     private final OrderedExecutor io;
-    private final ArrayDeque<CompletableFuture<ByteBuffer>> replies = new ArrayDeque<>();
+    private final ArrayDeque<CompletableFuture<EncodedResponse>> replies = new ArrayDeque<>();
     private boolean closed;
 
     /**
@@ -103,8 +106,8 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
                 if (header.apiKey() == ApiKeys.API_VERSIONS)
                 {
                     metrics.onRequest(header.apiKey(), RequestMetrics.Outcome.ERROR, start);
-                    queue(ctx, CompletableFuture.completedFuture(
-                        KafkaCodec.encodeResponse(header, (short)0, SupportedApis.unsupportedApiVersionsResponse())));
+                    queue(ctx, CompletableFuture.completedFuture(plain(
+                        KafkaCodec.encodeResponse(header, (short)0, SupportedApis.unsupportedApiVersionsResponse()))));
                     return;
                 }
                 metrics.onRequest(header.apiKey(), RequestMetrics.Outcome.CLOSED, start);
@@ -127,7 +130,7 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
         catch (final RuntimeException e)
         {
             metrics.onRequest(header.apiKey(), RequestMetrics.Outcome.ERROR, start);
-            queue(ctx, CompletableFuture.completedFuture(encodeError(header, bodyBytes, e)));
+            queue(ctx, CompletableFuture.completedFuture(plain(encodeError(header, bodyBytes, e))));
             return;
         }
         if (response == null)
@@ -140,7 +143,8 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
         {
             metrics.onRequest(header.apiKey(), e == null ? RequestMetrics.Outcome.RESPONSE : RequestMetrics.Outcome.ERROR,
                 start);
-            return e == null ? KafkaCodec.encodeResponse(header, r) : encodeError(header, bodyBytes, e);
+            return e == null ? ResponseEncoder.encode(ctx.alloc(), header, header.apiVersion(), r) :
+                plain(encodeError(header, bodyBytes, e));
         }, ctx.executor()));
     }
 
@@ -155,7 +159,12 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
         return KafkaCodec.encodeResponse(header, KafkaCodec.errorResponse(header, body.duplicate(), cause));
     }
 
-    private void queue(final ChannelHandlerContext ctx, final CompletableFuture<ByteBuffer> reply)
+    private static EncodedResponse plain(final ByteBuffer bytes)
+    {
+        return new EncodedResponse(Unpooled.wrappedBuffer(bytes), List.of());
+    }
+
+    private void queue(final ChannelHandlerContext ctx, final CompletableFuture<EncodedResponse> reply)
     {
         replies.addLast(reply);
         if (replies.size() >= MAX_IN_FLIGHT)
@@ -175,14 +184,14 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
     private void drain(final ChannelHandlerContext ctx)
     {
         boolean wrote = false;
-        CompletableFuture<ByteBuffer> head;
+        CompletableFuture<EncodedResponse> head;
         while (!closed && (head = replies.peekFirst()) != null && head.isDone())
         {
             replies.pollFirst();
-            final ByteBuffer bytes;
+            final EncodedResponse reply;
             try
             {
-                bytes = head.join();
+                reply = head.join();
             }
             catch (final RuntimeException e)
             {
@@ -190,8 +199,9 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
                 close(ctx); // the error response itself could not be built
                 return;
             }
-            metrics.onBytesOut(bytes.remaining() + 4);
-            ctx.write(Unpooled.wrappedBuffer(bytes));
+            metrics.onBytesOut(reply.bytes().readableBytes() + 4);
+            // fetched batches spliced into the bytes stay pinned until the socket took them (or the write failed)
+            ctx.write(reply.bytes()).addListener(f -> reply.afterWrite());
             wrote = true;
         }
         if (wrote)
@@ -215,13 +225,23 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
     {
         metrics.onDisconnect();
         closed = true;
-        replies.clear();
+        discardReplies();
     }
 
     private void close(final ChannelHandlerContext ctx)
     {
         closed = true;
-        replies.clear();
+        discardReplies();
         ctx.close();
+    }
+
+    /** Responses that will never be written give back their buffers and pinned batches, now or when they complete. */
+    private void discardReplies()
+    {
+        CompletableFuture<EncodedResponse> reply;
+        while ((reply = replies.pollFirst()) != null)
+        {
+            reply.thenAccept(EncodedResponse::discard);
+        }
     }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.KafkaStorageException;
@@ -14,6 +15,7 @@ import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.protocol.Errors;
 
 import io.directlog.broker.protocol.KafkaRecords;
+import io.directlog.broker.protocol.PinnedRecords;
 import io.directlog.storage.Log;
 import io.directlog.storage.LogReader;
 import io.directlog.storage.Record;
@@ -225,38 +227,60 @@ public final class Partition
     }
 
     /**
-     * Reads whole stored batches from the one holding {@code offset}: at least one, then as many as fit.
+     * Reads whole stored batches from the one holding {@code offset}: at least one, then as many as fit. The
+     * result views the memory the engine read them into (a cache page stays pinned, a disk read keeps its
+     * buffer) until it is released: nothing is copied.
      *
      * @param offset   where to start; within [log start, high watermark].
      * @param maxBytes the budget; the first batch is returned even if larger (KIP-74).
-     * @return the batches back to back, empty when {@code offset} is the high watermark.
+     * @return the batches back to back, empty when {@code offset} is the high watermark; the caller releases it.
      */
-    public ByteBuffer read(final long offset, final int maxBytes)
+    public PinnedRecords read(final long offset, final int maxBytes)
     {
         if (offset >= log.visibleEndOffset())
         {
-            return ByteBuffer.allocate(0);
+            return new PinnedRecords(List.of(), () -> { });
         }
-        final List<byte[]> parts = new ArrayList<>();
-        int total = 0;
-        try (RecordBatch batch = log.read(offset, Math.max(1, maxBytes)))
+        final RecordBatch batch = log.read(offset, Math.max(1, maxBytes));
+        try
         {
+            final List<ByteBuffer> views = new ArrayList<>();
+            int total = 0;
             for (final Record r : batch)
             {
                 if (total > 0 && total + r.payloadLength() > maxBytes)
                 {
                     break;
                 }
-                parts.add(r.payloadBytes());
+                views.add(view(r.payload(), r.payloadLength()));
                 total += r.payloadLength();
             }
+            return new PinnedRecords(views, batch);
         }
-        final ByteBuffer out = ByteBuffer.allocate(total);
-        for (final byte[] p : parts)
+        catch (final RuntimeException e)
         {
-            out.put(p);
+            batch.close();
+            throw e;
         }
-        return out.flip();
+    }
+
+    /** A ByteBuffer over a record's payload, valid while its batch is open; a copy only if no Java object holds it. */
+    private static ByteBuffer view(final DirectBuffer payload, final int length)
+    {
+        final byte[] array = payload.byteArray();
+        if (array != null)
+        {
+            return ByteBuffer.wrap(array, payload.wrapAdjustment(), length).slice();
+        }
+        final ByteBuffer memory = payload.byteBuffer();
+        if (memory != null)
+        {
+            final int at = payload.wrapAdjustment();
+            return memory.duplicate().limit(at + length).position(at).slice();
+        }
+        final byte[] copy = new byte[length];
+        payload.getBytes(0, copy);
+        return ByteBuffer.wrap(copy);
     }
 
     /**
