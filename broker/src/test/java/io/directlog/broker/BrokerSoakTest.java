@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -45,8 +46,8 @@ import io.netty.util.internal.PlatformDependent;
  * its log start (cold reads, fetch buffers over evicted pages), and every sample period a new Admin connection and
  * a connection that sends garbage come and go. It samples the broker process's direct memory (Netty's allocator,
  * Netty's own counter, the JDK's direct buffer pool), heap after GC and open descriptors, and asserts that each is
- * flat after warm-up, that every acknowledged record reached the group consumer exactly once, and that no Netty
- * buffer leaked (paranoid leak detection).
+ * flat after warm-up, that every acknowledged record reached the group consumer exactly once, that no page stays
+ * pinned by a fetched batch once the consumers closed, and that no Netty buffer leaked (paranoid leak detection).
  * <p>
  * The broker runs in this JVM, so the samples include the clients' own buffers; they are bounded by their configs
  * and must be flat too.
@@ -63,6 +64,12 @@ class BrokerSoakTest
     private static final int RECORDS_PER_SECOND_EACH = Integer.getInteger("directlog.soak.rate", 1_000);
     private static final int VALUE_BYTES = 1024;
     private static final String TOPIC = "soak";
+    /**
+     * Records sent but not yet received that the producers may have out: far below what retention keeps (four
+     * partitions of 8 MiB, about 32,000 records), so a consumer slowed by a loaded machine slows the producers
+     * instead of having retention delete what it has not read yet.
+     */
+    private static final int MAX_UNREAD = 4_000;
     /** What a steady state may still move by: the pooled allocator's chunk (4 MiB in Netty 4.1/4.2) and slack. */
     private static final long DIRECT_SLACK = 16L << 20;
     private static final long HEAP_SLACK = 64L << 20;
@@ -79,6 +86,7 @@ class BrokerSoakTest
     private final BitSet[] received = new BitSet[PRODUCERS];
     private final AtomicLong duplicates = new AtomicLong();
     private final AtomicLong replayed = new AtomicLong();
+    private final Semaphore unread = new Semaphore(MAX_UNREAD);
     private final CountDownLatch producersDone = new CountDownLatch(PRODUCERS);
 
     @Test
@@ -125,6 +133,7 @@ class BrokerSoakTest
                 t.join(TimeUnit.SECONDS.toMillis(60));
                 assertTrue(!t.isAlive(), t.getName() + " did not stop within 60 s");
             }
+            assertEquals(0, broker.cacheStats().pinnedPages(), "pages still pinned by fetched batches");
         }
         final long lost = lostCount();
         System.out.println("FAULT-SUMMARY category=broker-soak cases=" + samples.size() + " acked_checked=" +
@@ -170,6 +179,13 @@ class BrokerSoakTest
                 if (ahead > 1_000_000)
                 {
                     TimeUnit.NANOSECONDS.sleep(ahead); // open-loop pacing of the load, not a wait for a thread
+                }
+                while (!unread.tryAcquire(100, TimeUnit.MILLISECONDS))
+                {
+                    if (stop.get())
+                    {
+                        return;
+                    }
                 }
                 final int s = seq;
                 final String value = id + ":" + s + ":" + new String(pad, StandardCharsets.ISO_8859_1);
@@ -241,9 +257,11 @@ class BrokerSoakTest
             if (received[id].get(seq))
             {
                 duplicates.incrementAndGet();
+                return;
             }
             received[id].set(seq);
         }
+        unread.release();
     }
 
     /** Reads every partition from its log start, a bounded number of records a round, round after round. */
