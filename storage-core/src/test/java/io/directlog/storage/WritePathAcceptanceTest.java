@@ -41,14 +41,13 @@ class WritePathAcceptanceTest
     private static final int SEGMENT = TestStores.SEGMENT;
     private static final int MAX_PAYLOAD = SEGMENT - 4096 - 32;
 
-    /** Payload of producer {@code thread}'s record {@code i}: reproducible from the pair alone. */
+    /**
+     * Payload of producer {@code thread}'s record {@code i}, reproducible from the pair alone: one record in a hundred
+     * of up to 64 KiB (producers meet them at different times), the others up to 4 KiB.
+     */
     private static byte[] payload(final int thread, final int i)
     {
-        final Random r = new Random(((long)thread << 32) | i);
-        final int size = r.nextInt(100) == 0 ? r.nextInt(64 << 10) : r.nextInt(4097);
-        final byte[] b = new byte[size];
-        r.nextBytes(b);
-        return b;
+        return TestStores.payloadUpTo(thread, i, (i + thread) % 100 == 0 ? (64 << 10) - 1 : 4096);
     }
 
     @Test
