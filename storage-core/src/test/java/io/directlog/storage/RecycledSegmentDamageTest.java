@@ -77,15 +77,31 @@ class RecycledSegmentDamageTest
     }
 
     /**
-     * A recycled active segment with {@code tail} DIRECT-acknowledged records beyond the durable watermark (the
-     * store reopened with an hour between syncs), as a crash image; returns {image, watermark offset, acked end}.
+     * A crash image whose log's active segment is a recycled one.
+     *
+     * @param image   the image's store directory.
+     * @param durable the durable watermark's offset.
+     * @param acked   the end of the DIRECT-acknowledged records, beyond the watermark.
      */
-    private static Object[] crashImageWithTail(final String name, final int tail) throws Exception
+    private record CrashImage(Path image, long durable, long acked)
+    {
+        /** @return the log's active segment: the watermark's. */
+        Path active() throws IOException
+        {
+            return watermarkSegment(image.resolve("a"));
+        }
+    }
+
+    /**
+     * A recycled active segment with {@code tail} DIRECT-acknowledged records beyond the durable watermark (the
+     * store reopened with an hour between syncs), as a crash image.
+     */
+    private static CrashImage crashImageWithTail(final String name, final int tail) throws Exception
     {
         return crashImageWithTail(name, tail, true);
     }
 
-    private static Object[] crashImageWithTail(final String name, final int tail, final boolean batchLast)
+    private static CrashImage crashImageWithTail(final String name, final int tail, final boolean batchLast)
         throws Exception
     {
         final Path dir = TestDirs.create(name);
@@ -110,27 +126,22 @@ class RecycledSegmentDamageTest
         final long[] cp = StoreFiles.checkpoint(image.resolve("a"));
         assertEquals(durable, cp[3], "the watermark");
         assertTrue(isRecycled(watermarkSegment(image.resolve("a"))), "the watermark's segment is recycled");
-        return new Object[] {image, durable, durable + tail};
-    }
-
-    private static Path activeOf(final Path image) throws IOException
-    {
-        return watermarkSegment(image.resolve("a"));
+        return new CrashImage(image, durable, durable + tail);
     }
 
     @Test
     void aZeroedBlockAtTheStartOfAcknowledgedRecordsInARecycledSegmentIsNeverTakenForTheEnd() throws Exception
     {
-        final Object[] made = crashImageWithTail("recycled-zero-block", 60);
-        final Path image = (Path)made[0];
-        final long acked = (long)made[2];
-        final Path active = activeOf(image);
+        final CrashImage made = crashImageWithTail("recycled-zero-block", 60);
+        final Path image = made.image();
+        final long acked = made.acked();
+        final Path active = made.active();
         final List<Found> recs = records(active);
         // the block where one of the newest records starts at a block boundary, with records after it
         Found victim = null;
         for (final Found f : recs)
         {
-            if (f.position() % BLOCK == 0 && f.offset() < acked - 10 && f.offset() >= (long)made[1])
+            if (f.position() % BLOCK == 0 && f.offset() < acked - 10 && f.offset() >= made.durable())
             {
                 victim = f;
             }
@@ -165,10 +176,10 @@ class RecycledSegmentDamageTest
     @Test
     void aZeroedBlockBelowTheWatermarkOfARecycledSegmentIsCorruption() throws Exception
     {
-        final Object[] made = crashImageWithTail("recycled-zero-below", 60);
-        final Path image = (Path)made[0];
-        final long durable = (long)made[1];
-        final Path active = activeOf(image);
+        final CrashImage made = crashImageWithTail("recycled-zero-below", 60);
+        final Path image = made.image();
+        final long durable = made.durable();
+        final Path active = made.active();
         Found victim = null;
         for (final Found f : records(active))
         {
@@ -186,10 +197,10 @@ class RecycledSegmentDamageTest
     @Test
     void garbageOverTheLastRecordOfABatchInARecycledSegmentIsReportedOrRefused() throws Exception
     {
-        final Object[] made = crashImageWithTail("recycled-garbage-last", 60);
-        final Path image = (Path)made[0];
-        final long acked = (long)made[2];
-        final Path active = activeOf(image);
+        final CrashImage made = crashImageWithTail("recycled-garbage-last", 60);
+        final Path image = made.image();
+        final long acked = made.acked();
+        final Path active = made.active();
         final List<Found> recs = records(active);
         final Found last = recs.get(recs.size() - 1);
         assertEquals(acked - 1, last.offset(), "the newest acknowledged record");
@@ -224,10 +235,10 @@ class RecycledSegmentDamageTest
         + "segment cannot be told from stale bytes in format version 3; it is cut as the end, unreported")
     void garbageOverALoneRecordAtABlockBoundaryInARecycledSegmentIsReportedOrRefused() throws Exception
     {
-        final Object[] made = crashImageWithTail("recycled-garbage-lone", 30, false);
-        final Path image = (Path)made[0];
-        final long acked = (long)made[2];
-        final Path active = activeOf(image);
+        final CrashImage made = crashImageWithTail("recycled-garbage-lone", 30, false);
+        final Path image = made.image();
+        final long acked = made.acked();
+        final Path active = made.active();
         final List<Found> recs = records(active);
         final Found lone = recs.get(recs.size() - 1);
         assertEquals(acked - 1, lone.offset());
