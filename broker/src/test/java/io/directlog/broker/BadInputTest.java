@@ -16,35 +16,23 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.RequestHeader;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Malformed and hostile input closes that connection or is answered with an error; the broker stays up. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @ExtendWith(NettyLeakCheck.class)
 class BadInputTest
 {
-    private KafkaBroker broker;
-
-    @BeforeEach
-    void start() throws Exception
-    {
-        broker = KafkaBroker.start(BrokerConfig.builder(BrokerTestSupport.newDirectory("bad")).port(0)
-            .segmentBytes(1 << 20).memoryBudget(64L << 20).socketRequestMaxBytes(1 << 20).build());
-    }
-
-    @AfterEach
-    void stop()
-    {
-        broker.close();
-    }
+    @RegisterExtension
+    final RunningBroker running = new RunningBroker("bad", dir -> BrokerConfig.builder(dir).port(0)
+        .segmentBytes(1 << 20).memoryBudget(64L << 20).socketRequestMaxBytes(1 << 20));
 
     private void assertBrokerServes() throws IOException
     {
-        try (RawClient c = new RawClient(broker))
+        try (RawClient c = new RawClient(running.broker()))
         {
             final ApiVersionsResponse r = (ApiVersionsResponse)c.call(new ApiVersionsRequestData()
                 .setClientSoftwareName("test").setClientSoftwareVersion("1"), (short)3);
@@ -55,7 +43,7 @@ class BadInputTest
     @Test
     void apiVersionsAdvertisesProduceFromZeroAndEveryRangeWithinTheCodec() throws IOException
     {
-        try (RawClient c = new RawClient(broker))
+        try (RawClient c = new RawClient(running.broker()))
         {
             final ApiVersionsResponse r = (ApiVersionsResponse)c.call(new ApiVersionsRequestData()
                 .setClientSoftwareName("test").setClientSoftwareVersion("1"), (short)4);
@@ -73,7 +61,7 @@ class BadInputTest
     @Test
     void anApiVersionsVersionNotServedIsAnsweredWithErrorAndOurRange() throws IOException
     {
-        try (RawClient c = new RawClient(broker))
+        try (RawClient c = new RawClient(running.broker()))
         {
             final ApiVersionsResponse r = (ApiVersionsResponse)c.call(new ApiVersionsRequestData()
                 .setClientSoftwareName("test").setClientSoftwareVersion("1"), (short)5);
@@ -85,7 +73,7 @@ class BadInputTest
     @Test
     void pipelinedRequestsAreAnsweredInOrder() throws IOException
     {
-        try (RawClient c = new RawClient(broker))
+        try (RawClient c = new RawClient(running.broker()))
         {
             final RequestHeader h1 = c.send(new ApiVersionsRequestData(), (short)0);
             final RequestHeader h2 = c.send(new MetadataRequestData().setTopics(null), (short)12);
@@ -99,7 +87,7 @@ class BadInputTest
     @Test
     void aLengthPrefixOfTwoToTheThirtyOneMinusOneClosesTheConnection() throws IOException
     {
-        try (RawClient c = new RawClient(broker))
+        try (RawClient c = new RawClient(running.broker()))
         {
             c.sendRaw(new byte[] {0x7f, (byte)0xff, (byte)0xff, (byte)0xff, 1, 2, 3});
             assertTrue(c.closedByBroker());
@@ -110,7 +98,7 @@ class BadInputTest
     @Test
     void aNegativeLengthPrefixClosesTheConnection() throws IOException
     {
-        try (RawClient c = new RawClient(broker))
+        try (RawClient c = new RawClient(running.broker()))
         {
             c.sendRaw(new byte[] {(byte)0xff, (byte)0xff, (byte)0xff, (byte)0xfe, 1, 2, 3});
             assertTrue(c.closedByBroker());
@@ -121,7 +109,7 @@ class BadInputTest
     @Test
     void anUnknownApiKeyClosesTheConnection() throws IOException
     {
-        try (RawClient c = new RawClient(broker))
+        try (RawClient c = new RawClient(running.broker()))
         {
             final ByteBuffer b = ByteBuffer.allocate(10).putShort((short)999).putShort((short)0).putInt(7)
                 .putShort((short)-1);
@@ -134,7 +122,7 @@ class BadInputTest
     @Test
     void aVersionNotAdvertisedClosesTheConnection() throws IOException
     {
-        try (RawClient c = new RawClient(broker))
+        try (RawClient c = new RawClient(running.broker()))
         {
             // Fetch v3 is below the advertised 4
             final ByteBuffer b = ByteBuffer.allocate(10).putShort(ApiKeys.FETCH.id).putShort((short)3).putInt(7)
@@ -148,7 +136,7 @@ class BadInputTest
     @Test
     void aTruncatedBodyClosesTheConnection() throws IOException
     {
-        try (RawClient c = new RawClient(broker))
+        try (RawClient c = new RawClient(running.broker()))
         {
             // Metadata v1 says one topic follows but the frame ends
             final ByteBuffer b = ByteBuffer.allocate(14).putShort(ApiKeys.METADATA.id).putShort((short)1).putInt(7)
@@ -166,7 +154,7 @@ class BadInputTest
         final Random random = new Random(seed);
         for (int i = 0; i < 200; i++)
         {
-            try (RawClient c = new RawClient(broker))
+            try (RawClient c = new RawClient(running.broker()))
             {
                 final byte[] frame = new byte[random.nextInt(64)];
                 random.nextBytes(frame);

@@ -22,7 +22,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 import io.directlog.storage.Durability;
 
-/** Starts brokers on free loopback ports over a fresh directory, and builds clients for them. */
+/**
+ * Settings for brokers on free loopback ports over a fresh directory ({@link RunningBroker} starts one per test),
+ * and clients for them.
+ */
 final class BrokerTestSupport
 {
     /** Upper bound of any wait in these tests; a test that needs it has failed. */
@@ -41,8 +44,14 @@ final class BrokerTestSupport
 
     static BrokerConfig config(final Path dir)
     {
+        return configBuilder(dir).build();
+    }
+
+    /** The settings of {@link #config}, for a test that changes some of them. */
+    static BrokerConfig.Builder configBuilder(final Path dir)
+    {
         return BrokerConfig.builder(dir).port(0).segmentBytes(2 << 20).memoryBudget(128L << 20)
-            .durability(Durability.DSYNC).initialRebalanceDelay(Duration.ZERO).build();
+            .durability(Durability.DSYNC).initialRebalanceDelay(Duration.ZERO);
     }
 
     static Admin admin(final KafkaBroker broker)

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +30,7 @@ import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.netty.util.NettyRuntime;
 
@@ -46,27 +46,17 @@ class EventLoopBlockingTest
     private static final Duration PROMPT = Duration.ofSeconds(10);
 
     private final GatedBlockIo device = new GatedBlockIo();
-    private KafkaBroker broker;
 
+    @RegisterExtension
+    final RunningBroker running = new RunningBroker("eventloop", dir -> BrokerTestSupport.configBuilder(dir)
+        // a small writer queue that a held device fills quickly; appends then wait up to 60 s for room
+        .storeOptions(b -> b.blockIo(device).writerQueueBytes(64 << 10).appendTimeout(Duration.ofSeconds(60))));
+
+    /** Runs before the broker closes: a held device would hold its close up. */
     @AfterEach
-    void stop()
+    void releaseDevice()
     {
         device.open();
-        if (broker != null)
-        {
-            broker.close();
-        }
-    }
-
-    private KafkaBroker start(final Path dir) throws Exception
-    {
-        final BrokerConfig base = BrokerTestSupport.config(dir);
-        return KafkaBroker.start(BrokerConfig.builder(dir).port(0).segmentBytes(base.segmentBytes())
-            .memoryBudget(base.memoryBudget()).durability(base.durability())
-            .initialRebalanceDelay(base.initialRebalanceDelay())
-            // a small writer queue that a held device fills quickly; appends then wait up to 60 s for room
-            .storeOptions(b -> b.blockIo(device).writerQueueBytes(64 << 10).appendTimeout(Duration.ofSeconds(60)))
-            .build());
     }
 
     private static MemoryRecords batch(final long producerId, final int sequence)
@@ -105,9 +95,8 @@ class EventLoopBlockingTest
     @Test
     void aProduceWaitingForAFullWriterQueueDoesNotStopOtherConnections() throws Exception
     {
-        broker = start(BrokerTestSupport.newDirectory("eventloop"));
-        BrokerTestSupport.createTopic(broker, "slow", 1, Map.of());
-        try (RawClient producer = new RawClient(broker))
+        BrokerTestSupport.createTopic(running.broker(), "slow", 1, Map.of());
+        try (RawClient producer = new RawClient(running.broker()))
         {
             producer.readTimeout(Duration.ofSeconds(90));
             final long pid = ((InitProducerIdResponse)producer.call(new InitProducerIdRequestData()
@@ -131,7 +120,7 @@ class EventLoopBlockingTest
             final int probes = 2 * NettyRuntime.availableProcessors() + 2;
             for (int i = 0; i < probes; i++)
             {
-                try (RawClient probe = new RawClient(broker))
+                try (RawClient probe = new RawClient(running.broker()))
                 {
                     probe.readTimeout(PROMPT);
                     final long start = System.nanoTime();
@@ -160,10 +149,9 @@ class EventLoopBlockingTest
     @Test
     void aParkedFetchLeavesItsConnectionFreeForAProduceThatWakesIt() throws Exception
     {
-        broker = start(BrokerTestSupport.newDirectory("eventloop-fetch"));
-        BrokerTestSupport.createTopic(broker, "wake", 1, Map.of());
-        final org.apache.kafka.common.Uuid id = broker.topics().topic("wake").id();
-        try (RawClient c = new RawClient(broker))
+        BrokerTestSupport.createTopic(running.broker(), "wake", 1, Map.of());
+        final org.apache.kafka.common.Uuid id = running.broker().topics().topic("wake").id();
+        try (RawClient c = new RawClient(running.broker()))
         {
             c.readTimeout(PROMPT);
             final FetchRequestData fetch = new FetchRequestData().setMaxWaitMs(60_000).setMinBytes(1)

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -32,10 +31,9 @@ import org.apache.kafka.common.requests.HeartbeatResponse;
 import org.apache.kafka.common.requests.JoinGroupResponse;
 import org.apache.kafka.common.requests.OffsetCommitResponse;
 import org.apache.kafka.common.requests.SyncGroupResponse;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Group membership as Kafka has it since 2.2/2.3: MEMBER_ID_REQUIRED on a dynamic member's first join (KIP-394),
@@ -48,35 +46,8 @@ class GroupMembershipTest
     private static final short JOIN_V = 5;
     private static final String INSTANCE = "instance-1";
 
-    private Path dir;
-    private KafkaBroker broker;
-
-    @BeforeEach
-    void start() throws Exception
-    {
-        dir = BrokerTestSupport.newDirectory("groups");
-        broker = KafkaBroker.start(BrokerTestSupport.config(dir));
-    }
-
-    @AfterEach
-    void stop()
-    {
-        if (broker != null)
-        {
-            broker.close();
-        }
-    }
-
-    /** Restarts on the same port: running clients reconnect to their bootstrap address. */
-    private void restart() throws Exception
-    {
-        final int port = broker.port();
-        broker.close();
-        final BrokerConfig base = BrokerTestSupport.config(dir);
-        broker = KafkaBroker.start(BrokerConfig.builder(dir).port(port).segmentBytes(base.segmentBytes())
-            .memoryBudget(base.memoryBudget()).durability(base.durability())
-            .initialRebalanceDelay(base.initialRebalanceDelay()).build());
-    }
+    @RegisterExtension
+    final RunningBroker running = new RunningBroker("groups");
 
     private static JoinGroupRequestData join(final String group, final String memberId, final String instanceId)
     {
@@ -116,7 +87,7 @@ class GroupMembershipTest
     @Test
     void aDynamicMemberFirstGetsMemberIdRequiredAndJoinsWithTheIdGiven() throws Exception
     {
-        try (RawClient c = new RawClient(broker))
+        try (RawClient c = new RawClient(running.broker()))
         {
             final JoinGroupResponseData first = call(c, join("dyn", "", null));
             assertEquals(Errors.MEMBER_ID_REQUIRED.code(), first.errorCode());
@@ -145,7 +116,7 @@ class GroupMembershipTest
     @Test
     void aFollowerRejoiningWithUnchangedProtocolsGetsTheCurrentGenerationWithoutARebalance() throws Exception
     {
-        try (RawClient a = new RawClient(broker); RawClient b = new RawClient(broker))
+        try (RawClient a = new RawClient(running.broker()); RawClient b = new RawClient(running.broker()))
         {
             // a forms the group alone; b's join then parks until a rejoins, and both get the next generation
             final JoinGroupResponseData alone = ((JoinGroupResponse)a.receive(startJoin(a, "followers"))).data();
@@ -211,7 +182,7 @@ class GroupMembershipTest
         final String oldId;
         final String newId;
         final int generation;
-        try (RawClient c = new RawClient(broker))
+        try (RawClient c = new RawClient(running.broker()))
         {
             final JoinGroupResponseData first = call(c, join("static", "", INSTANCE));
             assertEquals(Errors.NONE.code(), first.errorCode(), "a static member joins at once");
@@ -240,8 +211,8 @@ class GroupMembershipTest
                 .topics().get(0).partitions().get(0).errorCode());
             assertEquals(Errors.NONE.code(), heartbeat(c, "static", newId, INSTANCE, generation));
         }
-        restart();
-        try (RawClient c = new RawClient(broker))
+        running.restartOnSamePort();
+        try (RawClient c = new RawClient(running.broker()))
         {
             assertEquals(Errors.NONE.code(), heartbeat(c, "static", newId, INSTANCE, generation),
                 "the stable group's members were stored");
@@ -257,7 +228,7 @@ class GroupMembershipTest
 
     private void produce(final String topic, final int count) throws Exception
     {
-        try (KafkaProducer<String, String> p = BrokerTestSupport.producer(broker, Map.of()))
+        try (KafkaProducer<String, String> p = BrokerTestSupport.producer(running.broker(), Map.of()))
         {
             for (int i = 0; i < count; i++)
             {
@@ -273,7 +244,7 @@ class GroupMembershipTest
         extra.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, INSTANCE);
         extra.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 30_000);
         extra.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 20);
-        return BrokerTestSupport.consumer(broker, extra);
+        return BrokerTestSupport.consumer(running.broker(), extra);
     }
 
     /** Polls, committing after each poll, until {@code total} values are in {@code seen} or the time is up. */
@@ -300,7 +271,7 @@ class GroupMembershipTest
     @Test
     void aRestartedStaticConsumerResumesFromItsCommitsInTheSameGeneration() throws Exception
     {
-        BrokerTestSupport.createTopic(broker, "static-t", 2, Map.of());
+        BrokerTestSupport.createTopic(running.broker(), "static-t", 2, Map.of());
         produce("static-t", 200);
         final List<String> seen = new ArrayList<>();
         final int generation;
@@ -323,7 +294,7 @@ class GroupMembershipTest
     @Test
     void aStaticConsumerGoesOnInItsGenerationAcrossABrokerRestart() throws Exception
     {
-        BrokerTestSupport.createTopic(broker, "restart-t", 2, Map.of());
+        BrokerTestSupport.createTopic(running.broker(), "restart-t", 2, Map.of());
         produce("restart-t", 200);
         final List<String> seen = new ArrayList<>();
         try (KafkaConsumer<String, String> c = staticConsumer("restart-g"))
@@ -331,7 +302,7 @@ class GroupMembershipTest
             c.subscribe(List.of("restart-t"));
             consumeUntil(c, seen, 100);
             final int generation = c.groupMetadata().generationId();
-            restart();
+            running.restartOnSamePort(); // running clients reconnect to their bootstrap address
             consumeUntil(c, seen, 200);
             assertEquals(generation, c.groupMetadata().generationId(),
                 "the stored membership answered the consumer's heartbeats: no rejoin");

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.compress.Compression;
@@ -17,10 +16,10 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.ProduceResponse;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Kafka's idempotent-producer sequence rules, and that they hold across a restart. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -28,21 +27,13 @@ class IdempotentProduceTest
 {
     private static final short PRODUCE_VERSION = 12;
 
-    private Path dir;
-    private KafkaBroker broker;
+    @RegisterExtension
+    final RunningBroker running = new RunningBroker("idempotent");
 
     @BeforeEach
-    void start() throws Exception
+    void createTopic() throws Exception
     {
-        dir = BrokerTestSupport.newDirectory("idempotent");
-        broker = KafkaBroker.start(BrokerTestSupport.config(dir));
-        BrokerTestSupport.createTopic(broker, "seq", 1, java.util.Map.of());
-    }
-
-    @AfterEach
-    void stop()
-    {
-        broker.close();
+        BrokerTestSupport.createTopic(running.broker(), "seq", 1, java.util.Map.of());
     }
 
     private static MemoryRecords batch(final long producerId, final short epoch, final int baseSequence,
@@ -80,7 +71,7 @@ class IdempotentProduceTest
     void duplicatesGetTheOriginalOffsetsAndGapsAreRefusedAlsoAfterARestart() throws Exception
     {
         final long pid;
-        try (RawClient c = new RawClient(broker))
+        try (RawClient c = new RawClient(running.broker()))
         {
             pid = producerId(c);
             assertEquals(0, produce(c, batch(pid, (short)0, 0, 3)).baseOffset());
@@ -95,9 +86,8 @@ class IdempotentProduceTest
             assertEquals(6, produce(c, batch(pid, (short)1, 0, 1)).baseOffset());
             assertEquals(Errors.INVALID_PRODUCER_EPOCH.code(), produce(c, batch(pid, (short)0, 6, 1)).errorCode());
         }
-        broker.close();
-        broker = KafkaBroker.start(BrokerTestSupport.config(dir));
-        try (RawClient c = new RawClient(broker))
+        running.restart();
+        try (RawClient c = new RawClient(running.broker()))
         {
             assertEquals(6, produce(c, batch(pid, (short)1, 0, 1)).baseOffset(), "recovered from the stored batches");
             assertEquals(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER.code(), produce(c, batch(pid, (short)1, 9, 1)).errorCode());

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -38,46 +37,23 @@ import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.internals.RecordHeader;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The real Java kafka-clients (the version on the test classpath) against the broker. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 @ExtendWith(NettyLeakCheck.class)
 class KafkaClientCompatibilityTest
 {
-    private Path dir;
-    private KafkaBroker broker;
-
-    @BeforeEach
-    void start() throws Exception
-    {
-        dir = BrokerTestSupport.newDirectory("client");
-        broker = KafkaBroker.start(BrokerTestSupport.config(dir));
-    }
-
-    @AfterEach
-    void stop()
-    {
-        if (broker != null)
-        {
-            broker.close();
-        }
-    }
-
-    private void restart() throws Exception
-    {
-        broker.close();
-        broker = KafkaBroker.start(BrokerTestSupport.config(dir));
-    }
+    @RegisterExtension
+    final RunningBroker running = new RunningBroker("client");
 
     @Test
     void adminCreatesListsDescribesAndDeletesTopics() throws Exception
     {
-        try (Admin admin = BrokerTestSupport.admin(broker))
+        try (Admin admin = BrokerTestSupport.admin(running.broker()))
         {
             admin.createTopics(List.of(new NewTopic("orders", 3, (short)1)
                 .configs(Map.of("retention.ms", "3600000", "directlog.durability", "DIRECT")))).all().get();
@@ -124,14 +100,14 @@ class KafkaClientCompatibilityTest
     @Test
     void topicsAndTheirIdsSurviveARestart() throws Exception
     {
-        BrokerTestSupport.createTopic(broker, "kept", 2, Map.of());
+        BrokerTestSupport.createTopic(running.broker(), "kept", 2, Map.of());
         final org.apache.kafka.common.Uuid id;
-        try (Admin admin = BrokerTestSupport.admin(broker))
+        try (Admin admin = BrokerTestSupport.admin(running.broker()))
         {
             id = admin.describeTopics(List.of("kept")).allTopicNames().get().get("kept").topicId();
         }
-        restart();
-        try (Admin admin = BrokerTestSupport.admin(broker))
+        running.restart();
+        try (Admin admin = BrokerTestSupport.admin(running.broker()))
         {
             final TopicDescription d = admin.describeTopics(List.of("kept")).allTopicNames().get().get("kept");
             assertEquals(id, d.topicId());
@@ -142,14 +118,14 @@ class KafkaClientCompatibilityTest
     @Test
     void idempotentProducerWithEveryCompressionIsReadBackWithKeysHeadersAndTimestamps() throws Exception
     {
-        BrokerTestSupport.createTopic(broker, "compressed", 2, Map.of());
+        BrokerTestSupport.createTopic(running.broker(), "compressed", 2, Map.of());
         final List<String> codecs = List.of("none", "gzip", "snappy", "lz4", "zstd");
         final long baseTs = 1_700_000_000_000L;
         final Map<TopicPartition, List<Long>> acked = new HashMap<>();
         int n = 0;
         for (final String codec : codecs)
         {
-            try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(broker,
+            try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(running.broker(),
                 Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec)))
             {
                 final List<java.util.concurrent.Future<RecordMetadata>> sent = new ArrayList<>();
@@ -176,7 +152,7 @@ class KafkaClientCompatibilityTest
                 assertEquals(i, offsets.get(i), "offsets of a partition are dense from 0");
             }
         }
-        try (KafkaConsumer<String, String> consumer = BrokerTestSupport.consumer(broker, Map.of()))
+        try (KafkaConsumer<String, String> consumer = BrokerTestSupport.consumer(running.broker(), Map.of()))
         {
             final TopicPartition p0 = new TopicPartition("compressed", 0);
             final TopicPartition p1 = new TopicPartition("compressed", 1);
@@ -206,8 +182,8 @@ class KafkaClientCompatibilityTest
     @Test
     void offsetsForTimesFindsTheFirstRecordAtOrAfterEachTimestamp() throws Exception
     {
-        BrokerTestSupport.createTopic(broker, "timed", 1, Map.of());
-        try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(broker, Map.of()))
+        BrokerTestSupport.createTopic(running.broker(), "timed", 1, Map.of());
+        try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(running.broker(), Map.of()))
         {
             for (int i = 0; i < 20; i++)
             {
@@ -219,7 +195,7 @@ class KafkaClientCompatibilityTest
             }
             producer.flush();
         }
-        try (KafkaConsumer<String, String> consumer = BrokerTestSupport.consumer(broker, Map.of()))
+        try (KafkaConsumer<String, String> consumer = BrokerTestSupport.consumer(running.broker(), Map.of()))
         {
             final TopicPartition tp = new TopicPartition("timed", 0);
             final Map<TopicPartition, OffsetAndTimestamp> before = consumer.offsetsForTimes(Map.of(tp, 0L));
@@ -237,14 +213,14 @@ class KafkaClientCompatibilityTest
     @Test
     void aRecordNearOneMebibyteRoundTrips() throws Exception
     {
-        BrokerTestSupport.createTopic(broker, "large", 1, Map.of());
+        BrokerTestSupport.createTopic(running.broker(), "large", 1, Map.of());
         final String big = "x".repeat(1_000_000);
-        try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(broker, Map.of()))
+        try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(running.broker(), Map.of()))
         {
             assertEquals(0, producer.send(new ProducerRecord<>("large", "k", big)).get().offset());
             assertEquals(1, producer.send(new ProducerRecord<>("large", "k", "small")).get().offset());
         }
-        try (KafkaConsumer<String, String> consumer = BrokerTestSupport.consumer(broker, Map.of()))
+        try (KafkaConsumer<String, String> consumer = BrokerTestSupport.consumer(running.broker(), Map.of()))
         {
             final TopicPartition tp = new TopicPartition("large", 0);
             consumer.assign(List.of(tp));
@@ -258,10 +234,10 @@ class KafkaClientCompatibilityTest
     @Test
     void acksZeroAndOneProducersAreStoredToo() throws Exception
     {
-        BrokerTestSupport.createTopic(broker, "acks", 1, Map.of());
+        BrokerTestSupport.createTopic(running.broker(), "acks", 1, Map.of());
         for (final String acks : List.of("0", "1"))
         {
-            try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(broker,
+            try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(running.broker(),
                 Map.of(ProducerConfig.ACKS_CONFIG, acks, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false)))
             {
                 for (int i = 0; i < 10; i++)
@@ -270,7 +246,7 @@ class KafkaClientCompatibilityTest
                 }
             }
         }
-        try (KafkaConsumer<String, String> consumer = BrokerTestSupport.consumer(broker, Map.of()))
+        try (KafkaConsumer<String, String> consumer = BrokerTestSupport.consumer(running.broker(), Map.of()))
         {
             consumer.assign(List.of(new TopicPartition("acks", 0)));
             final List<ConsumerRecord<String, String>> records = BrokerTestSupport.pollUntil(consumer, 20);
@@ -283,23 +259,23 @@ class KafkaClientCompatibilityTest
     @Test
     void producerToAMissingTopicAutoCreatesIt() throws Exception
     {
-        try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(broker, Map.of()))
+        try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(running.broker(), Map.of()))
         {
             assertEquals(0, producer.send(new ProducerRecord<>("auto", "k", "v")).get().offset());
         }
-        assertEquals(1, broker.topicCount());
+        assertEquals(1, running.broker().topicCount());
     }
 
     @Test
     void groupOfTwoSharesPartitionsCommitsAndResumesAfterARestart() throws Exception
     {
-        BrokerTestSupport.createTopic(broker, "grouped", 4, Map.of());
+        BrokerTestSupport.createTopic(running.broker(), "grouped", 4, Map.of());
         produce("grouped", 4, 40, 0);
         final Map<String, Object> group = Map.of(ConsumerConfig.GROUP_ID_CONFIG, "g1",
             ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000, ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500,
             ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 20_000);
-        try (KafkaConsumer<String, String> a = BrokerTestSupport.consumer(broker, group);
-             KafkaConsumer<String, String> b = BrokerTestSupport.consumer(broker, group))
+        try (KafkaConsumer<String, String> a = BrokerTestSupport.consumer(running.broker(), group);
+             KafkaConsumer<String, String> b = BrokerTestSupport.consumer(running.broker(), group))
         {
             a.subscribe(List.of("grouped"));
             b.subscribe(List.of("grouped"));
@@ -319,8 +295,8 @@ class KafkaClientCompatibilityTest
             assertEquals(10L, a.committed(a.assignment()).values().iterator().next().offset());
         }
         produce("grouped", 4, 8, 40);
-        restart();
-        try (KafkaConsumer<String, String> c = BrokerTestSupport.consumer(broker, group))
+        running.restart();
+        try (KafkaConsumer<String, String> c = BrokerTestSupport.consumer(running.broker(), group))
         {
             c.subscribe(List.of("grouped"));
             final List<ConsumerRecord<String, String>> rest = BrokerTestSupport.pollUntil(c, 8);
@@ -357,12 +333,12 @@ class KafkaClientCompatibilityTest
     @Test
     void adminListsDescribesAndDeletesConsumerGroups() throws Exception
     {
-        BrokerTestSupport.createTopic(broker, "admin-groups", 2, Map.of());
+        BrokerTestSupport.createTopic(running.broker(), "admin-groups", 2, Map.of());
         produce("admin-groups", 2, 6, 0);
         final Map<String, Object> group = Map.of(ConsumerConfig.GROUP_ID_CONFIG, "g-admin");
-        try (Admin admin = BrokerTestSupport.admin(broker))
+        try (Admin admin = BrokerTestSupport.admin(running.broker()))
         {
-            try (KafkaConsumer<String, String> c = BrokerTestSupport.consumer(broker, group))
+            try (KafkaConsumer<String, String> c = BrokerTestSupport.consumer(running.broker(), group))
             {
                 c.subscribe(List.of("admin-groups"));
                 assertEquals(6, BrokerTestSupport.pollUntil(c, 6).size());
@@ -388,7 +364,7 @@ class KafkaClientCompatibilityTest
 
     private void produce(final String topic, final int partitions, final int count, final int first) throws Exception
     {
-        try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(broker, Map.of()))
+        try (KafkaProducer<String, String> producer = BrokerTestSupport.producer(running.broker(), Map.of()))
         {
             for (int i = first; i < first + count; i++)
             {

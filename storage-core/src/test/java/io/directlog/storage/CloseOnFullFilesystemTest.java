@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,10 +32,17 @@ import io.directlog.storage.io.NativeBlockIo;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class CloseOnFullFilesystemTest
 {
-    private static StoreConfig config(final Path dir, final ErrorInjectingBlockIo io)
+    /** The store's directory and the layer that injects its errors; set by {@link #open}, one per test. */
+    private Path dir;
+    private ErrorInjectingBlockIo io;
+
+    /** Opens a store in a new directory over the native layer, through an injector that fails nothing yet. */
+    private LogStore open(final String name) throws IOException
     {
-        return TestStores.store(dir, TestStores.log().syncInterval(Duration.ofHours(1)).build())
-            .memoryBudget(16L << 20).blockIo(io).build();
+        dir = TestDirs.create(name);
+        io = new ErrorInjectingBlockIo(new NativeBlockIo(4096), 1);
+        return LogStore.open(TestStores.store(dir, TestStores.log().syncInterval(Duration.ofHours(1)).build())
+            .memoryBudget(16L << 20).blockIo(io).build());
     }
 
     private static List<String> warnings(final Runnable action)
@@ -82,9 +90,7 @@ class CloseOnFullFilesystemTest
     @Test
     void aCloseWhoseIndexWriteGetsEnospcStillRecordsACleanShutdownAndWarns() throws Exception
     {
-        final Path dir = TestDirs.create("close-enospc");
-        final ErrorInjectingBlockIo io = new ErrorInjectingBlockIo(new NativeBlockIo(4096), 1);
-        final LogStore store = LogStore.open(config(dir, io));
+        final LogStore store = open("close-enospc");
         RecoveryTest.append(store.log("a"), 0, 200);
         io.failFrom(ErrorInjectingBlockIo.Op.WRITE, Errno.ENOSPC, ErrorInjectingBlockIo.named(".idx.tmp"));
         io.failFrom(ErrorInjectingBlockIo.Op.ALLOCATE, Errno.ENOSPC, ErrorInjectingBlockIo.named(".idx.tmp"));
@@ -103,9 +109,7 @@ class CloseOnFullFilesystemTest
     @Test
     void aCloseThatCannotRecordACleanShutdownThrowsAndWarns() throws Exception
     {
-        final Path dir = TestDirs.create("close-eio");
-        final ErrorInjectingBlockIo io = new ErrorInjectingBlockIo(new NativeBlockIo(4096), 1);
-        final LogStore store = LogStore.open(config(dir, io));
+        final LogStore store = open("close-eio");
         RecoveryTest.append(store.log("a"), 0, 50);
         io.failFrom(ErrorInjectingBlockIo.Op.WRITE, Errno.EIO, ErrorInjectingBlockIo.named("checkpoint"));
         final Log log = store.log("a");
@@ -123,9 +127,7 @@ class CloseOnFullFilesystemTest
     @Test
     void aStoreCloseClosesEverythingThenThrowsNamingTheLogsWhoseCloseFailed() throws Exception
     {
-        final Path dir = TestDirs.create("close-store-eio");
-        final ErrorInjectingBlockIo io = new ErrorInjectingBlockIo(new NativeBlockIo(4096), 1);
-        final LogStore store = LogStore.open(config(dir, io));
+        final LogStore store = open("close-store-eio");
         RecoveryTest.append(store.log("a"), 0, 50);
         RecoveryTest.append(store.log("b"), 0, 30);
         io.failFrom(ErrorInjectingBlockIo.Op.WRITE, Errno.EIO, ErrorInjectingBlockIo.under(dir.resolve("a"),

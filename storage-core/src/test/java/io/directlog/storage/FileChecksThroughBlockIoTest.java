@@ -26,8 +26,7 @@ class FileChecksThroughBlockIoTest
     {
         final Path dir = TestDirs.create("checks-through-blockio");
         final RecordingBlockIo io = new RecordingBlockIo(new NativeBlockIo(4096));
-        final StoreConfig config = StoreConfig.builder(dir).memoryBudget(64L << 20).writerThreads(1).blockIo(io)
-            .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).build()).build();
+        final StoreConfig config = TestStores.store(dir).blockIo(io).build();
         try (LogStore store = LogStore.open(config))
         {
             store.log("a").append("x".getBytes()).join();

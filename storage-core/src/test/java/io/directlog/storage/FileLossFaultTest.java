@@ -65,10 +65,7 @@ class FileLossFaultTest
     /** 3 to 11 KiB, a function of the offset and the seed: about 140 records per 1 MiB segment. */
     static byte[] payload(final long seed, final long offset)
     {
-        final Random r = new Random(seed * 31 + offset);
-        final byte[] b = new byte[3072 + r.nextInt(8192)];
-        r.nextBytes(b);
-        return b;
+        return TestStores.payload(seed, offset, 3072 + TestStores.lengthUpTo(seed, offset, 8191));
     }
 
     private static void append(final Log log, final long seed, final long from, final long to)

@@ -33,8 +33,7 @@ class PreparerCloseRaceTest
     {
         final Path dir = TestDirs.create("preparer-close-race");
         final GatedBlockIo io = new GatedBlockIo(new NativeBlockIo(4096));
-        final StoreConfig config = StoreConfig.builder(dir).memoryBudget(64L << 20).writerThreads(1).blockIo(io)
-            .defaultLogConfig(LogConfig.builder().segmentSize(1 << 20).build()).build();
+        final StoreConfig config = TestStores.store(dir).blockIo(io).build();
         try (LogStore store = LogStore.open(config))
         {
             final Log log = store.log("a");

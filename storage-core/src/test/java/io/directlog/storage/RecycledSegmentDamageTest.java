@@ -1,5 +1,10 @@
 package io.directlog.storage;
 
+import static io.directlog.storage.RecycledSegments.HEADER;
+import static io.directlog.storage.RecycledSegments.SEGMENT;
+import static io.directlog.storage.RecycledSegments.fillUntilRecycledSegmentIsActive;
+import static io.directlog.storage.RecycledSegments.isRecycled;
+import static io.directlog.storage.RecycledSegments.watermarkSegment;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,8 +36,6 @@ import io.directlog.storage.format.SegmentHeaderDescriptor;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class RecycledSegmentDamageTest
 {
-    private static final int SEGMENT = 1 << 20;
-    private static final int HEADER = SegmentHeaderDescriptor.LENGTH;
     private static final int BLOCK = 4096;
     private static final long SEED = Long.getLong("directlog.fault.seed", System.nanoTime());
 
@@ -43,47 +46,7 @@ class RecycledSegmentDamageTest
 
     private static StoreConfig config(final Path dir, final RecoveryMode mode, final Duration syncInterval)
     {
-        return StoreConfig.builder(dir).memoryBudget(32L << 20).writerThreads(1).recoveryMode(mode)
-            .defaultLogConfig(LogConfig.builder().segmentSize(SEGMENT).syncInterval(syncInterval)
-                .retentionBytes(2L * SEGMENT).preparedSegments(1).durability(Durability.DIRECT).build())
-            .build();
-    }
-
-    /** Appends until the active segment is a recycled file; returns the end. */
-    private static long fillUntilRecycledSegmentIsActive(final Log log, final Path logDir) throws IOException
-    {
-        long end = log.endOffset();
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() - deadline < 0)
-        {
-            RecoveryTest.append(log, end, end + 500);
-            end += 500;
-            final ByteBuffer h = header(newestSegment(logDir));
-            if (h.getLong(0) == SegmentHeaderDescriptor.MAGIC && end > 12_000 &&
-                (h.getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) & SegmentHeaderDescriptor.FLAG_RECYCLED) != 0)
-            {
-                return end;
-            }
-        }
-        throw new AssertionError("no segment was made from a recycled file within 60 s");
-    }
-
-    private static ByteBuffer header(final Path segment) throws IOException
-    {
-        return ByteBuffer.wrap(StoreFiles.read(segment, 0, HEADER)).order(ByteOrder.nativeOrder());
-    }
-
-    private static Path newestSegment(final Path logDir) throws IOException
-    {
-        final var segments = StoreFiles.segments(logDir);
-        for (int i = segments.size() - 1; i > 0; i--)
-        {
-            if (header(segments.get(i)).getLong(0) == SegmentHeaderDescriptor.MAGIC)
-            {
-                return segments.get(i);
-            }
-        }
-        return segments.get(0);
+        return RecycledSegments.config(dir, mode, syncInterval, false);
     }
 
     /** The segment's own records: offsets following on from its base, a zero length off a block boundary a gap. */
@@ -114,15 +77,31 @@ class RecycledSegmentDamageTest
     }
 
     /**
-     * A recycled active segment with {@code tail} DIRECT-acknowledged records beyond the durable watermark (the
-     * store reopened with an hour between syncs), as a crash image; returns {image, watermark offset, acked end}.
+     * A crash image whose log's active segment is a recycled one.
+     *
+     * @param image   the image's store directory.
+     * @param durable the durable watermark's offset.
+     * @param acked   the end of the DIRECT-acknowledged records, beyond the watermark.
      */
-    private static Object[] crashImageWithTail(final String name, final int tail) throws Exception
+    private record CrashImage(Path image, long durable, long acked)
+    {
+        /** @return the log's active segment: the watermark's. */
+        Path active() throws IOException
+        {
+            return watermarkSegment(image.resolve("a"));
+        }
+    }
+
+    /**
+     * A recycled active segment with {@code tail} DIRECT-acknowledged records beyond the durable watermark (the
+     * store reopened with an hour between syncs), as a crash image.
+     */
+    private static CrashImage crashImageWithTail(final String name, final int tail) throws Exception
     {
         return crashImageWithTail(name, tail, true);
     }
 
-    private static Object[] crashImageWithTail(final String name, final int tail, final boolean batchLast)
+    private static CrashImage crashImageWithTail(final String name, final int tail, final boolean batchLast)
         throws Exception
     {
         final Path dir = TestDirs.create(name);
@@ -146,30 +125,23 @@ class RecycledSegmentDamageTest
         }
         final long[] cp = StoreFiles.checkpoint(image.resolve("a"));
         assertEquals(durable, cp[3], "the watermark");
-        final Path active = image.resolve("a").resolve(String.format("%020d.log", cp[1]));
-        assertTrue((header(active).getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) &
-            SegmentHeaderDescriptor.FLAG_RECYCLED) != 0, "the watermark's segment is recycled");
-        return new Object[] {image, durable, durable + tail};
-    }
-
-    private static Path activeOf(final Path image) throws IOException
-    {
-        return image.resolve("a").resolve(String.format("%020d.log", StoreFiles.checkpoint(image.resolve("a"))[1]));
+        assertTrue(isRecycled(watermarkSegment(image.resolve("a"))), "the watermark's segment is recycled");
+        return new CrashImage(image, durable, durable + tail);
     }
 
     @Test
     void aZeroedBlockAtTheStartOfAcknowledgedRecordsInARecycledSegmentIsNeverTakenForTheEnd() throws Exception
     {
-        final Object[] made = crashImageWithTail("recycled-zero-block", 60);
-        final Path image = (Path)made[0];
-        final long acked = (long)made[2];
-        final Path active = activeOf(image);
+        final CrashImage made = crashImageWithTail("recycled-zero-block", 60);
+        final Path image = made.image();
+        final long acked = made.acked();
+        final Path active = made.active();
         final List<Found> recs = records(active);
         // the block where one of the newest records starts at a block boundary, with records after it
         Found victim = null;
         for (final Found f : recs)
         {
-            if (f.position() % BLOCK == 0 && f.offset() < acked - 10 && f.offset() >= (long)made[1])
+            if (f.position() % BLOCK == 0 && f.offset() < acked - 10 && f.offset() >= made.durable())
             {
                 victim = f;
             }
@@ -204,10 +176,10 @@ class RecycledSegmentDamageTest
     @Test
     void aZeroedBlockBelowTheWatermarkOfARecycledSegmentIsCorruption() throws Exception
     {
-        final Object[] made = crashImageWithTail("recycled-zero-below", 60);
-        final Path image = (Path)made[0];
-        final long durable = (long)made[1];
-        final Path active = activeOf(image);
+        final CrashImage made = crashImageWithTail("recycled-zero-below", 60);
+        final Path image = made.image();
+        final long durable = made.durable();
+        final Path active = made.active();
         Found victim = null;
         for (final Found f : records(active))
         {
@@ -225,10 +197,10 @@ class RecycledSegmentDamageTest
     @Test
     void garbageOverTheLastRecordOfABatchInARecycledSegmentIsReportedOrRefused() throws Exception
     {
-        final Object[] made = crashImageWithTail("recycled-garbage-last", 60);
-        final Path image = (Path)made[0];
-        final long acked = (long)made[2];
-        final Path active = activeOf(image);
+        final CrashImage made = crashImageWithTail("recycled-garbage-last", 60);
+        final Path image = made.image();
+        final long acked = made.acked();
+        final Path active = made.active();
         final List<Found> recs = records(active);
         final Found last = recs.get(recs.size() - 1);
         assertEquals(acked - 1, last.offset(), "the newest acknowledged record");
@@ -263,10 +235,10 @@ class RecycledSegmentDamageTest
         + "segment cannot be told from stale bytes in format version 3; it is cut as the end, unreported")
     void garbageOverALoneRecordAtABlockBoundaryInARecycledSegmentIsReportedOrRefused() throws Exception
     {
-        final Object[] made = crashImageWithTail("recycled-garbage-lone", 30, false);
-        final Path image = (Path)made[0];
-        final long acked = (long)made[2];
-        final Path active = activeOf(image);
+        final CrashImage made = crashImageWithTail("recycled-garbage-lone", 30, false);
+        final Path image = made.image();
+        final long acked = made.acked();
+        final Path active = made.active();
         final List<Found> recs = records(active);
         final Found lone = recs.get(recs.size() - 1);
         assertEquals(acked - 1, lone.offset());

@@ -1,5 +1,12 @@
 package io.directlog.storage;
 
+import static io.directlog.storage.RecycledSegments.HEADER;
+import static io.directlog.storage.RecycledSegments.SEGMENT;
+import static io.directlog.storage.RecycledSegments.fillUntilRecycledSegmentIsActive;
+import static io.directlog.storage.RecycledSegments.header;
+import static io.directlog.storage.RecycledSegments.isRecycled;
+import static io.directlog.storage.RecycledSegments.newestSegment;
+import static io.directlog.storage.RecycledSegments.watermarkSegment;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -26,58 +33,9 @@ import io.directlog.storage.format.SegmentHeaderDescriptor;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RecycledSegmentTest
 {
-    private static final int SEGMENT = 1 << 20;
-    private static final int HEADER = SegmentHeaderDescriptor.LENGTH;
-
     private static StoreConfig config(final Path dir, final RecoveryMode mode, final boolean zeroRecycled)
     {
-        return TestStores.store(dir, logConfig(zeroRecycled, Duration.ofMillis(20))).memoryBudget(32L << 20)
-            .recoveryMode(mode).build();
-    }
-
-    private static LogConfig logConfig(final boolean zeroRecycled, final Duration syncInterval)
-    {
-        return LogConfig.builder().segmentSize(SEGMENT).syncInterval(syncInterval).retentionBytes(2L * SEGMENT)
-            .preparedSegments(1).durability(Durability.DIRECT).zeroRecycledSegments(zeroRecycled).build();
-    }
-
-    /** Appends until the newest segment was made from a file retention gave back; returns the end offset. */
-    private static long fillUntilRecycledSegmentIsActive(final Log log, final Path logDir) throws IOException
-    {
-        long end = log.endOffset();
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() - deadline < 0)
-        {
-            RecoveryTest.append(log, end, end + 500);
-            end += 500;
-            final ByteBuffer h = header(newestSegment(logDir));
-            // a dozen segments written: retention (2 MiB) has given files back for a while
-            if (h.getLong(0) == SegmentHeaderDescriptor.MAGIC && end > 12_000 &&
-                (h.getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) & SegmentHeaderDescriptor.FLAG_RECYCLED) != 0)
-            {
-                return end;
-            }
-        }
-        throw new AssertionError("no segment was made from a recycled file within 60 s");
-    }
-
-    private static ByteBuffer header(final Path segment) throws IOException
-    {
-        return ByteBuffer.wrap(StoreFiles.read(segment, 0, HEADER)).order(ByteOrder.nativeOrder());
-    }
-
-    /** The newest segment file with a header: the active segment (prepared files after it are blank). */
-    private static Path newestSegment(final Path logDir) throws IOException
-    {
-        final var segments = StoreFiles.segments(logDir);
-        for (int i = segments.size() - 1; i > 0; i--)
-        {
-            if (header(segments.get(i)).getLong(0) == SegmentHeaderDescriptor.MAGIC)
-            {
-                return segments.get(i);
-            }
-        }
-        return segments.get(0);
+        return RecycledSegments.config(dir, mode, Duration.ofMillis(20), zeroRecycled);
     }
 
     /**
@@ -153,8 +111,7 @@ class RecycledSegmentTest
                 end0 = endOfRecords(StoreFiles.read(newestSegment(dir.resolve("a")), 0, SEGMENT));
             }
             final Path young = newestSegment(dir.resolve("a"));
-            assertTrue((header(young).getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) &
-                SegmentHeaderDescriptor.FLAG_RECYCLED) != 0, young + " is recycled");
+            assertTrue(isRecycled(young), young + " is recycled");
             // the blocks after the new records hold what the segment before wrote there (a full segment's records
             // up to near its end), not zeroed since
             final int after = (end0 + 4095) / 4096 * 4096;
@@ -262,8 +219,8 @@ class RecycledSegmentTest
         }
         // reopened cleanly (the watermark at the end) with an hour between syncs: what follows stays beyond it
         final Path image;
-        try (LogStore store = LogStore.open(StoreConfig.builder(dir).memoryBudget(32L << 20).writerThreads(1)
-            .defaultLogConfig(logConfig(false, Duration.ofHours(1))).build()))
+        try (LogStore store = LogStore.open(
+            RecycledSegments.config(dir, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofHours(1), false)))
         {
             final Log log = store.log("a");
             assertEquals(durable, log.endOffset());
@@ -273,9 +230,8 @@ class RecycledSegmentTest
         final Path logDir = image.resolve("a");
         final long[] cp = StoreFiles.checkpoint(logDir);
         assertEquals(durable, cp[3], "the watermark");
-        final Path active = logDir.resolve(String.format("%020d.log", cp[1]));
-        assertTrue((header(active).getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) &
-            SegmentHeaderDescriptor.FLAG_RECYCLED) != 0, "the watermark's segment is a recycled one");
+        final Path active = watermarkSegment(logDir);
+        assertTrue(isRecycled(active), "the watermark's segment is a recycled one");
         // a byte of the first record after the watermark garbled (its write began at the block boundary after the
         // watermark's record): the 199 after it stay valid
         StoreFiles.flip(active, (cp[2] + 4095) / 4096 * 4096 + 40);

@@ -121,6 +121,15 @@ final class EngineFixture implements AutoCloseable
     @Override
     public void close()
     {
+        closeAndDelete(store, dir);
+    }
+
+    /**
+     * A trial's tear-down: closes its store, if it opened, and deletes the store's directory even when the close
+     * throws, so a failed trial leaves no segment files behind.
+     */
+    static void closeAndDelete(final LogStore store, final Path dir)
+    {
         try
         {
             if (store != null)

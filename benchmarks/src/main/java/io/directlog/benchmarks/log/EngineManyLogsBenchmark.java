@@ -99,17 +99,7 @@ public class EngineManyLogsBenchmark extends AbstractBenchmarkBase
     @TearDown(Level.Trial)
     public void close()
     {
-        try
-        {
-            if (store != null)
-            {
-                store.close();
-            }
-        }
-        finally
-        {
-            BenchDirs.delete(dir);
-        }
+        EngineFixture.closeAndDelete(store, dir);
     }
 
     /** One producer: its logs, its record in native memory, its waiter. */

@@ -4,9 +4,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.locks.LockSupport;
 
-import org.agrona.concurrent.UnsafeBuffer;
-
-import io.directlog.storage.AppendCallback;
 import io.directlog.storage.Durability;
 import io.directlog.storage.Log;
 import io.directlog.storage.LogConfig;
@@ -75,29 +72,21 @@ final class EngineTailLagScenario implements Scenario
             final Log log = store.log(EngineStores.LOG_NAME, LogConfig.builder().durability(logDurability).build());
             context.settle();
             final Phases phases = new Phases();
-            final EngineTailReadScenario.Reader reader = new EngineTailReadScenario.Reader(log, phases);
             final Writer writer = new Writer(log, phases, 1_000_000_000L / recordsPerSecond);
-            final long elapsed = phases.run(context,
-                List.of(new Thread(writer, "bench-writer"), new Thread(reader, "bench-reader")));
-            final Measurement m = new Measurement(reader.records, reader.records * recordBytes(), elapsed,
-                reader.latencies);
-            rows.add(1, m, writer.behindNote());
+            rows.add(1, EngineTailReadScenario.Reader.follow(context, phases, log, writer), writer.behindNote());
         }
     }
 
     /** Appends MEMORY records at their due times; stamps each with its due time, not its send time. */
-    private static final class Writer implements Runnable, AppendCallback
+    private static final class Writer extends TailWriter
     {
-        private final Log log;
-        private final Phases phases;
         private final long periodNanos;
         /** How far behind its schedule the writer was at most: read after join. */
         private long maxBehindNanos;
 
         Writer(final Log log, final Phases phases, final long periodNanos)
         {
-            this.log = log;
-            this.phases = phases;
+            super(log, phases);
             this.periodNanos = periodNanos;
         }
 
@@ -108,48 +97,30 @@ final class EngineTailLagScenario implements Scenario
         }
 
         @Override
-        public void run()
+        protected void appendUntilStopped()
         {
-            final UnsafeBuffer payload = new UnsafeBuffer(new byte[EngineTailReadScenario.RECORD_BYTES]);
-            try
+            long due = System.nanoTime();
+            while (!phases.stopped())
             {
-                long due = System.nanoTime();
-                while (!phases.stopped())
+                long now = System.nanoTime();
+                while (due - now > 0 && !phases.stopped())
                 {
-                    long now = System.nanoTime();
-                    while (due - now > 0 && !phases.stopped())
+                    if (due - now > SPIN_BELOW_NANOS)
                     {
-                        if (due - now > SPIN_BELOW_NANOS)
-                        {
-                            LockSupport.parkNanos(due - now - SPIN_BELOW_NANOS / 2);
-                        }
-                        else
-                        {
-                            Thread.onSpinWait();
-                        }
-                        now = System.nanoTime();
+                        LockSupport.parkNanos(due - now - SPIN_BELOW_NANOS / 2);
                     }
-                    if (phases.measuring())
+                    else
                     {
-                        maxBehindNanos = Math.max(maxBehindNanos, now - due);
+                        Thread.onSpinWait();
                     }
-                    payload.putLong(0, due);
-                    log.append(payload, 0, EngineTailReadScenario.RECORD_BYTES, Durability.MEMORY, this);
-                    due += periodNanos;
+                    now = System.nanoTime();
                 }
-            }
-            catch (final Throwable t)
-            {
-                phases.fail(t);
-            }
-        }
-
-        @Override
-        public void onComplete(final long offset, final Throwable error)
-        {
-            if (error != null)
-            {
-                phases.fail(error);
+                if (phases.measuring())
+                {
+                    maxBehindNanos = Math.max(maxBehindNanos, now - due);
+                }
+                append(due);
+                due += periodNanos;
             }
         }
     }

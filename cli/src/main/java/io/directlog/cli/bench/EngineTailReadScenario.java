@@ -4,9 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import org.HdrHistogram.Histogram;
-import org.agrona.concurrent.UnsafeBuffer;
 
-import io.directlog.storage.AppendCallback;
 import io.directlog.storage.Durability;
 import io.directlog.storage.Log;
 import io.directlog.storage.LogConfig;
@@ -60,51 +58,25 @@ final class EngineTailReadScenario implements Scenario
                 .segmentSize(EngineAppendScenario.SEGMENT_BYTES).durability(Durability.MEMORY).build());
             context.settle();
             final Phases phases = new Phases();
-            final Reader reader = new Reader(log, phases);
-            final long elapsed = phases.run(context,
-                List.of(new Thread(new Writer(log, phases), "bench-writer"), new Thread(reader, "bench-reader")));
-            final Measurement m = new Measurement(reader.records, reader.records * RECORD_BYTES, elapsed,
-                reader.latencies);
+            final Measurement m = Reader.follow(context, phases, log, new Writer(log, phases));
             rows.add(1, m, "1 reader behind 1 writer running flat out; latency: append to read (queueing behind the writer, not the engine's latency at a set rate)");
         }
     }
 
     /** Appends without waiting: the engine's back-pressure is the only brake. */
-    private static final class Writer implements Runnable, AppendCallback
+    private static final class Writer extends TailWriter
     {
-        private final Log log;
-        private final Phases phases;
-
         Writer(final Log log, final Phases phases)
         {
-            this.log = log;
-            this.phases = phases;
+            super(log, phases);
         }
 
         @Override
-        public void run()
+        protected void appendUntilStopped()
         {
-            final UnsafeBuffer payload = new UnsafeBuffer(new byte[RECORD_BYTES]);
-            try
+            while (!phases.stopped())
             {
-                while (!phases.stopped())
-                {
-                    payload.putLong(0, System.nanoTime());
-                    log.append(payload, 0, RECORD_BYTES, Durability.MEMORY, this);
-                }
-            }
-            catch (final Throwable t)
-            {
-                phases.fail(t);
-            }
-        }
-
-        @Override
-        public void onComplete(final long offset, final Throwable error)
-        {
-            if (error != null)
-            {
-                phases.fail(error);
+                append(System.nanoTime());
             }
         }
     }
@@ -117,13 +89,28 @@ final class EngineTailReadScenario implements Scenario
     {
         private final Log log;
         private final Phases phases;
-        final Histogram latencies = Measurement.newLatencyHistogram();
-        long records;
+        private final Histogram latencies = Measurement.newLatencyHistogram();
+        private long records;
 
-        Reader(final Log log, final Phases phases)
+        private Reader(final Log log, final Phases phases)
         {
             this.log = log;
             this.phases = phases;
+        }
+
+        /**
+         * Runs {@code writer} and a reader following the tail of its log through the phases.
+         *
+         * @return what the reader measured: records read, their latencies, the measurement window.
+         * @throws Exception the first failure of either, or a timeout when one did not stop.
+         */
+        static Measurement follow(final BenchContext context, final Phases phases, final Log log,
+            final Runnable writer) throws Exception
+        {
+            final Reader reader = new Reader(log, phases);
+            final long elapsed = phases.run(context,
+                List.of(new Thread(writer, "bench-writer"), new Thread(reader, "bench-reader")));
+            return new Measurement(reader.records, reader.records * RECORD_BYTES, elapsed, reader.latencies);
         }
 
         @Override

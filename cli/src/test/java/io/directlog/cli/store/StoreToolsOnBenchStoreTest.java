@@ -1,8 +1,5 @@
 package io.directlog.cli.store;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -32,24 +29,23 @@ class StoreToolsOnBenchStoreTest
     @TempDir
     Path parent;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final StoreTools tools = new StoreTools();
 
     @Test
     void dumpAndVerifyReadTheStoreOfTheEngineDirectScenario() throws Exception
     {
         final Path run = Files.createTempDirectory(parent, BenchStoreFixture.RUN_PREFIX);
         final Path store = BenchStoreFixture.write(run, Durability.DIRECT, PRODUCERS, PER_PRODUCER);
-        assertEquals(0, verify(store.toString()), out() + err());
-        assertTrue(out().contains("no damage"), out());
-        out.reset();
-        assertEquals(0, dump(store.toString(), "--json"), err());
-        assertTrue(out().contains("\"name\":\"" + BenchStoreFixture.LOG_NAME + "\""), out());
-        assertTrue(out().contains("\"watermarkOffset\":" + PRODUCERS * PER_PRODUCER), out());
-        out.reset();
-        assertEquals(0, dump(store.toString(), "--log", BenchStoreFixture.LOG_NAME, "--records", "--from",
-            String.valueOf(PRODUCERS * PER_PRODUCER - 3)), err());
-        assertTrue(out().contains("record offset " + (PRODUCERS * PER_PRODUCER - 1) + "  "), out());
+        assertEquals(0, tools.verify(store.toString()), tools.out() + tools.err());
+        assertTrue(tools.out().contains("no damage"), tools.out());
+        tools.clearOut();
+        assertEquals(0, tools.dump(store.toString(), "--json"), tools.err());
+        assertTrue(tools.out().contains("\"name\":\"" + BenchStoreFixture.LOG_NAME + "\""), tools.out());
+        assertTrue(tools.out().contains("\"watermarkOffset\":" + PRODUCERS * PER_PRODUCER), tools.out());
+        tools.clearOut();
+        assertEquals(0, tools.dump(store.toString(), "--log", BenchStoreFixture.LOG_NAME, "--records", "--from",
+            String.valueOf(PRODUCERS * PER_PRODUCER - 3)), tools.err());
+        assertTrue(tools.out().contains("record offset " + (PRODUCERS * PER_PRODUCER - 1) + "  "), tools.out());
     }
 
     @Test
@@ -62,36 +58,14 @@ class StoreToolsOnBenchStoreTest
         for (final boolean isDump : new boolean[] {false, true})
         {
             final UsageException e = assertThrows(UsageException.class,
-                () -> { if (isDump) { dump(run.toString()); } else { verify(run.toString()); } },
-                "the run directory is not a store: " + out() + err());
+                () -> { if (isDump) { tools.dump(run.toString()); } else { tools.verify(run.toString()); } },
+                "the run directory is not a store: " + tools.out() + tools.err());
             assertTrue(e.getMessage().contains("holds stores: engine-direct, engine-dsync"), e.getMessage());
             assertTrue(e.getMessage().contains(run.resolve("engine-direct").toString()), e.getMessage());
         }
         // an empty store (the engine's lock file, no log yet) is still a store with nothing to report
         final Path empty = Files.createDirectories(parent.resolve("empty-store"));
         Files.createFile(empty.resolve("store.lock"));
-        assertEquals(0, verify(empty.toString()), out() + err());
-    }
-
-    private int dump(final String... args) throws Exception
-    {
-        return new DumpCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8)).run(args);
-    }
-
-    private int verify(final String... args) throws Exception
-    {
-        return new VerifyCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8)).run(args);
-    }
-
-    private String out()
-    {
-        return out.toString(StandardCharsets.UTF_8);
-    }
-
-    private String err()
-    {
-        return err.toString(StandardCharsets.UTF_8);
+        assertEquals(0, tools.verify(empty.toString()), tools.out() + tools.err());
     }
 }

@@ -4,10 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -41,8 +38,7 @@ class StoreToolsTest
     @TempDir
     Path dir;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final StoreTools tools = new StoreTools();
 
     @BeforeEach
     void writeStore() throws Exception
@@ -70,8 +66,8 @@ class StoreToolsTest
     @Test
     void dumpListsSegmentsAndCheckpointOfAStoreTheEngineWrote() throws Exception
     {
-        assertEquals(0, dump(dir.toString(), "--json"), err());
-        final String json = out();
+        assertEquals(0, tools.dump(dir.toString(), "--json"), tools.err());
+        final String json = tools.out();
         assertTrue(json.contains("\"name\":\"events\""), json);
         assertTrue(json.contains("\"cleanShutdown\":true"), json);
         assertTrue(json.contains("\"file\":\"" + SEGMENT_0 + "\""), json);
@@ -82,8 +78,8 @@ class StoreToolsTest
     @Test
     void dumpRecordsShowsEveryRecordFromAnOffset() throws Exception
     {
-        assertEquals(0, dump(dir.toString(), "--log", "events", "--records", "--from", "2990"), err());
-        final String text = out();
+        assertEquals(0, tools.dump(dir.toString(), "--log", "events", "--records", "--from", "2990"), tools.err());
+        final String text = tools.out();
         assertTrue(text.contains("watermark   offset " + (RECORDS + 1)), text);
         for (int offset = 2990; offset <= RECORDS; offset++)
         {
@@ -96,8 +92,8 @@ class StoreToolsTest
     @Test
     void verifyPassesAStoreTheEngineClosedCleanly() throws Exception
     {
-        assertEquals(0, verify(dir.toString()), out() + err());
-        assertTrue(out().contains("no damage"), out());
+        assertEquals(0, tools.verify(dir.toString()), tools.out() + tools.err());
+        assertTrue(tools.out().contains("no damage"), tools.out());
     }
 
     @Test
@@ -112,9 +108,9 @@ class StoreToolsTest
             f.seek(at);
             f.write(b ^ 0x10);
         }
-        assertEquals(1, verify(dir.toString(), "--json"), out());
-        assertTrue(out().contains("\"ok\":false"), out());
-        assertTrue(out().contains("CRC"), out());
+        assertEquals(1, tools.verify(dir.toString(), "--json"), tools.out());
+        assertTrue(tools.out().contains("\"ok\":false"), tools.out());
+        assertTrue(tools.out().contains("CRC"), tools.out());
     }
 
     @Test
@@ -126,9 +122,9 @@ class StoreToolsTest
             f.seek(4096 * 20);
             f.write(new byte[4096]);
         }
-        assertEquals(1, verify(dir.toString()), out());
-        assertTrue(out().contains("DAMAGE"), out());
-        assertTrue(out().contains("the next segment starts at"), out());
+        assertEquals(1, tools.verify(dir.toString()), tools.out());
+        assertTrue(tools.out().contains("DAMAGE"), tools.out());
+        assertTrue(tools.out().contains("the next segment starts at"), tools.out());
     }
 
     @Test
@@ -139,8 +135,8 @@ class StoreToolsTest
         {
             f.setLength(512 * 1024);
         }
-        assertEquals(1, verify(dir.toString()), out());
-        assertTrue(out().contains("(truncated)"), out());
+        assertEquals(1, tools.verify(dir.toString()), tools.out());
+        assertTrue(tools.out().contains("(truncated)"), tools.out());
     }
 
     @Test
@@ -163,8 +159,8 @@ class StoreToolsTest
         {
             assumeTrue(false, "fallocate or FIEMAP unsupported here: " + ex.getMessage());
         }
-        assertEquals(1, verify(dir.toString()), out());
-        assertTrue(out().contains("a prepared segment has an extent of 1048576 bytes flagged unwritten"), out());
+        assertEquals(1, tools.verify(dir.toString()), tools.out());
+        assertTrue(tools.out().contains("a prepared segment has an extent of 1048576 bytes flagged unwritten"), tools.out());
     }
 
     @Test
@@ -172,7 +168,7 @@ class StoreToolsTest
     {
         final byte[] before = Files.readAllBytes(dir.resolve("events").resolve("checkpoint"));
         final long modified = Files.getLastModifiedTime(dir.resolve("events").resolve(SEGMENT_0)).toMillis();
-        verify(dir.toString());
+        tools.verify(dir.toString());
         assertTrue(Arrays.equals(before, Files.readAllBytes(dir.resolve("events").resolve("checkpoint"))));
         assertEquals(modified, Files.getLastModifiedTime(dir.resolve("events").resolve(SEGMENT_0)).toMillis());
     }
@@ -183,34 +179,11 @@ class StoreToolsTest
         try (LogStore store = LogStore.open(config()))
         {
             store.log("events");
-            assertEquals(1, verify(dir.toString()));
-            assertTrue(err().contains("is open"), err());
-            out.reset();
-            assertEquals(0, verify(dir.toString(), "--force-read-only"), out() + err());
-            assertTrue(out().contains("--force-read-only"), out());
+            assertEquals(1, tools.verify(dir.toString()));
+            assertTrue(tools.err().contains("is open"), tools.err());
+            tools.clearOut();
+            assertEquals(0, tools.verify(dir.toString(), "--force-read-only"), tools.out() + tools.err());
+            assertTrue(tools.out().contains("--force-read-only"), tools.out());
         }
     }
-
-    private int dump(final String... args) throws Exception
-    {
-        return new DumpCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8)).run(args);
-    }
-
-    private int verify(final String... args) throws Exception
-    {
-        return new VerifyCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8)).run(args);
-    }
-
-    private String out()
-    {
-        return out.toString(StandardCharsets.UTF_8);
-    }
-
-    private String err()
-    {
-        return err.toString(StandardCharsets.UTF_8);
-    }
-
 }

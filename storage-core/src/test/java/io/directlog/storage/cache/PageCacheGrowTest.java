@@ -20,31 +20,6 @@ class PageCacheGrowTest
     private static final int SEGMENT = 16 << 20;
     private static final int CHUNK = 64 << 10;
 
-    private static final class Owner implements CacheOwner
-    {
-        @Override
-        public long distanceFromTail()
-        {
-            return 1;
-        }
-
-        @Override
-        public boolean hasConsumersAhead()
-        {
-            return false;
-        }
-
-        @Override
-        public void onPageEvicted(final CachePage page)
-        {
-        }
-
-        @Override
-        public void onPageFreeable(final CachePage page)
-        {
-        }
-    }
-
     @Test
     void chargesDoubleAndAlwaysCoverTheEndWithinTheCapacity()
     {
@@ -61,7 +36,7 @@ class PageCacheGrowTest
         try (PagePool pool = new PagePool(SEGMENT, 4096))
         {
             final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
-            final CachePage page = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
+            final CachePage page = cache.acquireGrowing(new FixedOwner(1), SEGMENT, 0, CHUNK);
             assertTrue(page.writable());
             assertEquals(CHUNK, page.chargedEnd());
 
@@ -81,9 +56,9 @@ class PageCacheGrowTest
         try (PagePool pool = new PagePool(4L * CHUNK, 4096))
         {
             final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
-            final CachePage readOnly = cache.acquire(new Owner(), 2 * CHUNK, true);
+            final CachePage readOnly = cache.acquire(new FixedOwner(1), 2 * CHUNK, true);
             readOnly.markReadOnly();
-            final CachePage writing = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
+            final CachePage writing = cache.acquireGrowing(new FixedOwner(1), SEGMENT, 0, CHUNK);
 
             assertTrue(cache.tryGrow(writing, 3 * CHUNK));
 
@@ -99,12 +74,12 @@ class PageCacheGrowTest
         try (PagePool pool = new PagePool(2L * CHUNK, 4096))
         {
             final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
-            final CachePage a = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
-            final CachePage b = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
+            final CachePage a = cache.acquireGrowing(new FixedOwner(1), SEGMENT, 0, CHUNK);
+            final CachePage b = cache.acquireGrowing(new FixedOwner(1), SEGMENT, 0, CHUNK);
             assertNotNull(b);
 
             assertFalse(cache.tryGrow(a, CHUNK + 1));
-            assertNull(cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK));
+            assertNull(cache.acquireGrowing(new FixedOwner(1), SEGMENT, 0, CHUNK));
             assertEquals(CHUNK, a.chargedEnd(), "a failed grow charges nothing");
         }
     }
@@ -115,10 +90,10 @@ class PageCacheGrowTest
         try (PagePool pool = new PagePool(SEGMENT, 4096))
         {
             final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
-            final CachePage rolled = cache.acquireGrowing(new Owner(), SEGMENT, 0, CHUNK);
+            final CachePage rolled = cache.acquireGrowing(new FixedOwner(1), SEGMENT, 0, CHUNK);
             rolled.markReadOnly(); // its segment rolled: the page is read cache now, charged for one chunk
 
-            final CachePage pageIn = cache.tryAcquireForPageIn(new Owner(), SEGMENT);
+            final CachePage pageIn = cache.tryAcquireForPageIn(new FixedOwner(1), SEGMENT);
 
             assertNotNull(pageIn);
             assertFalse(pageIn.memory().growing(), "a page-in overwrites the whole page: it takes a fixed one");
@@ -136,7 +111,7 @@ class PageCacheGrowTest
             final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
             final int from = 10 << 20; // a log that gave its page back while idle, its next block at 10 MiB
 
-            final CachePage page = cache.acquireGrowing(new Owner(), SEGMENT, from, CHUNK);
+            final CachePage page = cache.acquireGrowing(new FixedOwner(1), SEGMENT, from, CHUNK);
 
             assertEquals(CHUNK, pool.usedBytes(), "the 10 MiB below are not charged");
             assertEquals(from + CHUNK, page.chargedEnd());

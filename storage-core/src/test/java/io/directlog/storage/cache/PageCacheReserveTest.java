@@ -17,45 +17,12 @@ class PageCacheReserveTest
 {
     private static final int SIZE = 1 << 20;
 
-    /** A segment's place for the policy: read-only pages of rolled segments, none with consumers ahead. */
-    private static final class Owner implements CacheOwner
-    {
-        private final long distance;
-
-        Owner(final long distance)
-        {
-            this.distance = distance;
-        }
-
-        @Override
-        public long distanceFromTail()
-        {
-            return distance;
-        }
-
-        @Override
-        public boolean hasConsumersAhead()
-        {
-            return false;
-        }
-
-        @Override
-        public void onPageEvicted(final CachePage page)
-        {
-        }
-
-        @Override
-        public void onPageFreeable(final CachePage page)
-        {
-        }
-    }
-
     /** Fills the pool's budget with dirty read-only pages, as rolled segments leave it. */
     private static void fillWithReadCache(final PageCache cache, final int pages)
     {
         for (int i = 0; i < pages; i++)
         {
-            final CachePage page = cache.acquire(new Owner(pages - i), SIZE, true);
+            final CachePage page = cache.acquire(new FixedOwner(pages - i), SIZE, true);
             assertNotNull(page);
             page.buffer().putLong(0, 0xDEADL);
             page.markReadOnly();
@@ -79,7 +46,7 @@ class PageCacheReserveTest
                 assertTrue(System.nanoTime() < deadline, "the cleaner did not zero the page within 10 s");
                 Thread.onSpinWait();
             }
-            final CachePage write = cache.acquire(new Owner(0), SIZE, true);
+            final CachePage write = cache.acquire(new FixedOwner(0), SIZE, true);
             assertNotNull(write);
             assertEquals(0, write.buffer().getLong(0), "a zeroed page");
             assertEquals(0, pool.zeroedByTaker(), "the taker did not zero it");

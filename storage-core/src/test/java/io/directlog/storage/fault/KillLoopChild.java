@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.concurrent.Semaphore;
-import java.util.zip.CRC32C;
 
 import io.directlog.storage.Durability;
 import io.directlog.storage.Log;
@@ -17,6 +16,7 @@ import io.directlog.storage.LogStore;
 import io.directlog.storage.Record;
 import io.directlog.storage.RecordBatch;
 import io.directlog.storage.StoreConfig;
+import io.directlog.storage.TestStores;
 
 /**
  * The victim of the kill loop ({@link KillLoopTest}): opens (recovers) a store, reports what it recovered, then
@@ -282,24 +282,10 @@ public final class KillLoopChild
         return rng.nextInt(256 << 10, MAX_PAYLOAD + 1);
     }
 
+    /** The seed in the first 8 bytes (little-endian), then bytes that follow from it alone: see {@link #selfCheck}. */
     static byte[] payload(final long seed, final int length)
     {
-        final byte[] bytes = new byte[length];
-        long x = seed;
-        for (int i = 0; i < length; i++)
-        {
-            if (i < 8)
-            {
-                bytes[i] = (byte)(seed >>> (8 * i));
-                continue;
-            }
-            if ((i & 7) == 0)
-            {
-                x = mix(x + 0x9E3779B97F4A7C15L);
-            }
-            bytes[i] = (byte)(x >>> (8 * (i & 7)));
-        }
-        return bytes;
+        return TestStores.payload(0, seed, length);
     }
 
     /** @return true when a payload of 8 bytes or more is what its leading seed generates (shorter: unknowable). */
@@ -319,16 +305,6 @@ public final class KillLoopChild
 
     static int crc(final byte[] payload)
     {
-        final CRC32C crc = new CRC32C();
-        crc.update(payload, 0, payload.length);
-        return (int)crc.getValue();
-    }
-
-    private static long mix(final long z0)
-    {
-        long z = z0;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
+        return (int)TestStores.crc(payload);
     }
 }

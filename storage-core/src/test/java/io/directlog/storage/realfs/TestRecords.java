@@ -3,6 +3,7 @@ package io.directlog.storage.realfs;
 import io.directlog.storage.Log;
 import io.directlog.storage.Record;
 import io.directlog.storage.RecordBatch;
+import io.directlog.storage.TestStores;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -10,7 +11,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.zip.CRC32C;
 
 /**
  * Self-identifying payloads and the recovery oracle shared by the real-filesystem tests and their child writer.
@@ -63,9 +63,7 @@ final class TestRecords
 
     static int crc(final byte[] bytes)
     {
-        final CRC32C c = new CRC32C();
-        c.update(bytes);
-        return (int)c.getValue();
+        return (int)TestStores.crc(bytes);
     }
 
     /** What one recovery check found. */

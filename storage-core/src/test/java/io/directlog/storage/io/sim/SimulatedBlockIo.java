@@ -380,25 +380,6 @@ public final class SimulatedBlockIo implements BlockIo
             }
         }
 
-        void read(final byte[] out, final long position, final int length)
-        {
-            long at = position;
-            int done = 0;
-            while (done < length)
-            {
-                final long index = at / PAGE;
-                final int inPage = (int)(at % PAGE);
-                final int n = Math.min(PAGE - inPage, length - done);
-                final byte[] page = pages.get(index);
-                if (page != null)
-                {
-                    System.arraycopy(page, inPage, out, done, n);
-                }
-                at += n;
-                done += n;
-            }
-        }
-
         /** Drops content at and beyond {@code length}. */
         void cut(final long length)
         {
