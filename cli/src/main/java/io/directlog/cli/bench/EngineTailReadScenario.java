@@ -65,7 +65,7 @@ final class EngineTailReadScenario implements Scenario
                 List.of(new Thread(new Writer(log, phases), "bench-writer"), new Thread(reader, "bench-reader")));
             final Measurement m = new Measurement(reader.records, reader.records * RECORD_BYTES, elapsed,
                 reader.latencies);
-            rows.add(1, m, "1 reader behind 1 writer running flat out; latency: append to read (queueing behind the writer, not the engine's latency at a set rate)");
+            rows.add(1, m, "1 reader behind 1 writer running flat out; latency: append to read, queueing behind that writer, not the lag at a set rate");
         }
     }
 
