@@ -20,10 +20,10 @@ import io.directlog.storage.LogStore;
  * One producer shows the latency of a lone append; sixteen show what group commit makes of the same device.
  * <p>
  * Measures what {@code EngineAppendBenchmark} (JMH) measures, so that the two tell the same story (issue 23): the same
- * store and log settings ({@link #MEMORY_BUDGET}, {@link #logConfig}; {@code BenchMatchesJmhTest} holds them equal),
- * and, like a JMH trial, a fresh store for every row whose preparer has finished its first segments before the row
- * starts. Before, the rows shared one store without retention, so the 16-producer row followed the 1-producer row's
- * 150 MiB of lone-record blocks and met the preparer zero-filling new segments under its flushes.
+ * store and log settings ({@link #APPEND_MEMORY_BUDGET}, {@link #logConfig}; {@code BenchMatchesJmhTest} holds them
+ * equal), and, like a JMH trial, a fresh store for every row, measured once its preparer has readied the next segment
+ * ({@link BenchContext#settle(Log, Durability)}). Before, the rows shared one store without retention, and the
+ * 16-producer row ran on a log the 1-producer row had filled with one record per 4 KiB block.
  * <p>
  * Immutable; {@link #run} is called by one thread at a time.
  */
@@ -88,7 +88,7 @@ final class EngineAppendScenario implements Scenario
                 final Durability effective = log.effectiveDurability(durability);
                 // On a copy-on-write filesystem (or without O_DIRECT) the engine upgrades DIRECT: say so in the row.
                 final String note = effective == durability ? null : durability + " acts as " + effective + " here";
-                context.settle();
+                context.settle(log, durability);
                 rows.add(producers, measure(context, log, producers), note);
             }
         }
