@@ -120,8 +120,8 @@ final class BenchContext
      * row: a new log's segment preparer writes and syncs its first segments (some 200 MiB of zeros with 64 MiB
      * segments), and those writes would otherwise compete with the first row's appends and flushes. Waits at least
      * {@link #SETTLE_NANOS}, then until this process has written nothing for {@link #QUIET_NANOS} (at most
-     * {@link #SETTLE_MAX_NANOS}): on a loaded machine the zero-fill takes seconds, and a fixed wait let it run into
-     * the measurement (12 KB written per 100 B DSYNC append, against 0.6 KB once quiet).
+     * {@link #SETTLE_MAX_NANOS}): a fixed wait assumed the zero-fill's speed, which on a loaded machine is a fraction
+     * of a quiet one's.
      */
     void settle()
     {
@@ -142,9 +142,9 @@ final class BenchContext
 
     /**
      * {@link #settle()} for a log about to be measured: first one append, waited for, since a new log's first append
-     * is what sets its preparer zero-filling the next segment. Settling before it measured 11-24 KB written per
-     * 100 B DSYNC append in the first row of a fresh store (the 64 MiB of zeros, in the window), against 0.5-1.0 KB
-     * once primed.
+     * is what sets its preparer zero-filling the next segment. Settling before it measured 9-24 KB written per
+     * 100 B DSYNC append in the first row of a fresh store (the 64 MiB of zeros, in the window; 14 runs), against
+     * 0.5-1.6 KB once primed or after an earlier row (18 runs).
      *
      * @param log        the log the row appends to.
      * @param durability what the row's appends ask for.
