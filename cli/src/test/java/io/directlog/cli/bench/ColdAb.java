@@ -35,9 +35,20 @@ public final class ColdAb
         for (int r = 0; r < rounds; r++)
         {
             final StringBuilder line = new StringBuilder("round " + r + ":");
-            final double[] raw = new double[1];
-            new RawSequentialReadScenario().run(context, (t, m, n) -> raw[0] = m.mbPerSec());
-            line.append(String.format(Locale.ROOT, "  raw %,.0f", raw[0]));
+            final double[] raw = new double[2];
+            final var os = (com.sun.management.OperatingSystemMXBean)java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean();
+            SequentialFile.ensure(context);
+            final long cpu0 = os.getProcessCpuTime();
+            new RawSequentialReadScenario().run(context, (t, m, n) ->
+            {
+                raw[0] = m.mbPerSec();
+                raw[1] = m.bytes();
+            });
+            // warm-up reads included: CPU over the whole row, per MiB of the measured window and the warm-up alike
+            final double rawCpuPerMib = (os.getProcessCpuTime() - cpu0) / 1e3 /
+                (raw[1] * (1 + (double)context.warmupNanos() / context.measureNanos()) / (1 << 20));
+            line.append(String.format(Locale.ROOT, "  raw %,.0f cpu %,.0f us/MiB", raw[0], rawCpuPerMib));
             for (int k = 3; k < args.length; k++)
             {
                 final String[] p = args[3 + (k - 3 + r) % (args.length - 3)].split(":");
