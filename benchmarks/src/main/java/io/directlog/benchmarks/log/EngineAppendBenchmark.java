@@ -43,6 +43,9 @@ public class EngineAppendBenchmark extends AbstractBenchmarkBase
     @Param({ "00032", "00100", "01024", "16384" })
     public String recordSize;
 
+    /** The store's memory budget; {@code ./directlog bench}'s engine-* rows use the same (issue 23). */
+    public static final long MEMORY_BUDGET = 512L * MIB;
+
     Log log;
     private EngineFixture fixture;
 
@@ -50,7 +53,7 @@ public class EngineAppendBenchmark extends AbstractBenchmarkBase
     @Setup(Level.Trial)
     public void open()
     {
-        fixture = new EngineFixture("engine-append", 512L * MIB, logConfig(durability));
+        fixture = new EngineFixture("engine-append", MEMORY_BUDGET, logConfig(durability));
         log = fixture.log();
     }
 
@@ -65,9 +68,12 @@ public class EngineAppendBenchmark extends AbstractBenchmarkBase
      * 64 MiB segments and 256 MiB of retention: a log in steady state, whose segment files come back from retention
      * a second or less after the trial starts (at 1-2 GB/s), as they do in a broker that has run for a while; with
      * more retention the first gigabytes go to new files that the preparer must zero-fill, which no long-running
-     * log pays.
+     * log pays. {@code ./directlog bench}'s engine-* rows use the same settings (issue 23).
+     *
+     * @param durability the log's default durability.
+     * @return the log's settings.
      */
-    static LogConfig logConfig(final Durability durability)
+    public static LogConfig logConfig(final Durability durability)
     {
         return LogConfig.builder().segmentSize(64 * MIB).durability(durability).retentionBytes(256 * MIB).build();
     }

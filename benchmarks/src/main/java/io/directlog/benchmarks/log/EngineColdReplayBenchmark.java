@@ -39,6 +39,10 @@ public class EngineColdReplayBenchmark extends AbstractBenchmarkBase
     public static final int RECORD_SIZE = 64 * KIB;
     /** Bytes per read. */
     public static final int READ_BYTES = MIB;
+    /** The budget the log is written with. */
+    public static final long WRITE_MEMORY_BUDGET = 512L * MIB;
+    /** The budget it is reopened and read with: nothing resident, room for the default read-ahead. */
+    public static final long READ_MEMORY_BUDGET = 256L * MIB;
 
     private EngineFixture fixture;
     private Log log;
@@ -53,9 +57,9 @@ public class EngineColdReplayBenchmark extends AbstractBenchmarkBase
         final boolean smoke = BenchDirs.smoke();
         final LogConfig config = LogConfig.builder().segmentSize(smoke ? 16 * MIB : 64 * MIB)
             .durability(Durability.MEMORY).build();
-        fixture = new EngineFixture("engine-replay", 512L * MIB, config);
+        fixture = new EngineFixture("engine-replay", WRITE_MEMORY_BUDGET, config);
         fixture.fill(BenchDirs.choose(2 * GIB, 64L * MIB), RECORD_SIZE);
-        fixture.reopen(BenchDirs.choose(256L * MIB, 16L * MIB));
+        fixture.reopen(BenchDirs.choose(READ_MEMORY_BUDGET, 16L * MIB));
         log = fixture.log();
         start = log.startOffset();
         end = log.visibleEndOffset();

@@ -70,7 +70,7 @@ final class ApiAppendScenario implements Scenario
             final Log log = store.log(EngineStores.LOG_NAME, LogConfig.builder().durability(durability).build());
             final Durability effective = log.effectiveDurability(durability);
             final String note = effective == durability ? null : durability + " acts as " + effective + " here";
-            context.settle();
+            context.settle(log, durability);
             for (final int producers : threadCounts)
             {
                 final Measurement m = LoadDriver.closedLoop(context, producers, recordBytes, thread ->

@@ -63,7 +63,7 @@ public final class BenchCommand implements Command
             out.print(EnvironmentReport.describe(directory.path(), options, directIo));
             out.flush();
             final BenchContext context = new BenchContext(directory.path(), options, err, directIo);
-            rows = new BenchRunner(context, err).run(Scenarios.select(options.scenarios()));
+            rows = TailLagNote.apply(new BenchRunner(context, err).run(Scenarios.select(options.scenarios())));
         }
 
         out.println();

@@ -59,7 +59,7 @@ final class EngineTailReadScenario implements Scenario
             context.settle();
             final Phases phases = new Phases();
             final Measurement m = Reader.follow(context, phases, log, new Writer(log, phases));
-            rows.add(1, m, "1 reader behind 1 writer running flat out; latency: append to read (queueing behind the writer, not the engine's latency at a set rate)");
+            rows.add(1, m, "1 reader behind 1 writer running flat out; latency: append to read, queueing behind that writer, not the lag at a set rate");
         }
     }
 

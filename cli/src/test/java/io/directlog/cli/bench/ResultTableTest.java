@@ -86,6 +86,61 @@ class ResultTableTest
     }
 
     @Test
+    void dsyncAtSixtyFourProducersAndTheTailLagRowsCarryTheirTargets()
+    {
+        final List<BenchRow> rows = List.of(row("rocksdb-sync", 64, 100, 20_000, 3000));
+
+        assertEquals("5.5x rocksdb (target >=5.0x): met", Comparisons.vs(row("engine-dsync", 64, 100, 110_000, 1),
+            rows));
+        // row() makes p99 twice p50
+        assertEquals("61,000 us p99 (target <=100,000): met",
+            Comparisons.vs(row("tail-lag-dsync-100k", 1, 100, 100_000, 30_500), rows));
+        assertEquals("150,000 us p99 (target <=100,000): missed",
+            Comparisons.vs(row("tail-lag-dsync-1m", 1, 100, 1_000_000, 75_000), rows));
+        assertNull(Comparisons.vs(row("tail-lag-memory-1m", 1, 100, 1_000_000, 75_000), rows), "no MEMORY lag target");
+    }
+
+    /** Issue 23 (b): a vs cell says what it compares with, the target, and whether this run met it. */
+    @Test
+    void everyVsCellNamesItsTargetAndSaysMetOrMissed()
+    {
+        final List<BenchRow> rows = new java.util.ArrayList<>();
+        for (final String name : Scenarios.NAMES)
+        {
+            for (final int threads : List.of(1, 16, 64))
+            {
+                rows.add(row(name, threads, 100, 10_000, 100));
+            }
+        }
+        final java.util.regex.Pattern verdict =
+            java.util.regex.Pattern.compile("\\S+ [^()]+ \\(target (<=|>=)[0-9.,%x]+\\): (met|missed)");
+        for (final String target : Comparisons.rowsWithTargets())
+        {
+            final String scenario = target.substring(0, target.indexOf('/'));
+            final int threads = Integer.parseInt(target.substring(target.indexOf('/') + 1));
+            final BenchRow row = rows.stream().filter(r -> r.scenario().equals(scenario) && r.threads() == threads)
+                .findFirst().orElseThrow(() -> new AssertionError(target + " is no scenario of the table"));
+            final String vs = Comparisons.vs(row, rows);
+            org.junit.jupiter.api.Assertions.assertTrue(vs != null && verdict.matcher(vs).matches(),
+                target + ": '" + vs + "'");
+        }
+    }
+
+    @Test
+    void tailReadNoteGivesTheFixedRateLagRowsBesideIt()
+    {
+        final BenchRow tail = new BenchRow("engine-tail-read", 1, 100, BenchRow.Status.MEASURED, 4e6, 400, 900, 3000,
+            5000, "behind a writer running flat out");
+        final List<BenchRow> rows = TailLagNote.apply(List.of(tail, row("tail-lag-memory-10k", 1, 100, 10_000, 4.5),
+            row("tail-lag-dsync-1m", 1, 100, 1e6, 30_000), row("engine-cold-read", 1, 65536, 1, 1)));
+
+        assertEquals("behind a writer running flat out; at fixed rates (tail-lag rows), p50/p99 us: "
+            + "memory-10k 4.50/9.00, dsync-1m 30,000/60,000", rows.get(0).note());
+        assertNull(rows.get(3).note());
+        assertEquals(List.of(tail), TailLagNote.apply(List.of(tail)), "no lag rows measured, the note stays");
+    }
+
+    @Test
     void manyLogsRowIsComparedWithOneLogAtSixteenProducers()
     {
         final BenchRow oneLog = row("engine-dsync", 16, 100, 40_000, 400);
