@@ -128,7 +128,11 @@ final class WritePage
         if (from > 0)
         {
             taken.writtenFrom(from);
-            segment.index().entryAtNextRecord(); // readers of the next record find this page, not the disk
+            final SegmentIndex index = segment.index();
+            if (index != null)
+            {
+                index.entryAtNextRecord(); // readers of the next record find this page, not the disk
+            }
         }
         letGo(heldEnd);
         hold(taken);
