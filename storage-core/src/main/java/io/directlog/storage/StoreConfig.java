@@ -23,6 +23,8 @@ public final class StoreConfig
     public static final int WRITER_QUEUE_BYTES_DEFAULT = 8 << 20;
     /** Bytes paged in ahead of a sequential reader: 64 MiB (at most a quarter of the memory budget is used). */
     public static final long READ_AHEAD_BYTES_DEFAULT = 64L << 20;
+    /** How long a log takes no append before its write page goes to the read cache: 5 s. */
+    public static final Duration PAGE_IDLE_RELEASE_DEFAULT = Duration.ofSeconds(5);
     /** {@link Builder#writerCpus}: pin writers next to the device's completion interrupts when that means something. */
     public static final String WRITER_CPUS_AUTO = "auto";
     /** {@link Builder#writerCpus}: never pin writers. */
@@ -42,6 +44,7 @@ public final class StoreConfig
     private final boolean allowBufferedFallback;
     private final long readAheadBytes;
     private final String writerCpus;
+    private final Duration pageIdleRelease;
 
     private StoreConfig(final Builder b)
     {
@@ -57,6 +60,7 @@ public final class StoreConfig
         allowBufferedFallback = b.allowBufferedFallback;
         readAheadBytes = b.readAheadBytes;
         writerCpus = b.writerCpus;
+        pageIdleRelease = b.pageIdleRelease;
     }
 
     /**
@@ -147,6 +151,15 @@ public final class StoreConfig
         return writerCpus;
     }
 
+    /**
+     * @return how long a log takes no append before its write page, which holds its newest records and is charged
+     * against the memory budget, is handed to the read cache (evictable); its next append takes a new page.
+     */
+    public Duration pageIdleRelease()
+    {
+        return pageIdleRelease;
+    }
+
     /** Fluent builder; setters return this. Not thread-safe. */
     public static final class Builder
     {
@@ -162,6 +175,7 @@ public final class StoreConfig
         private boolean allowBufferedFallback = true;
         private long readAheadBytes = READ_AHEAD_BYTES_DEFAULT;
         private String writerCpus = WRITER_CPUS_AUTO;
+        private Duration pageIdleRelease = PAGE_IDLE_RELEASE_DEFAULT;
 
         private Builder(final Path directory)
         {
@@ -314,6 +328,21 @@ public final class StoreConfig
         }
 
         /**
+         * How long a log may take no append before it gives its write page back: the page then becomes read cache
+         * (evicted when the budget needs room), and the log's next append takes a new page from the next block.
+         * Many logs that are seldom written then hold budget only while they are written (issue 18); a shorter
+         * time frees memory sooner, at the cost of a new page (a mapping) for a log that resumes after it.
+         *
+         * @param idle a positive duration (default {@link #PAGE_IDLE_RELEASE_DEFAULT}).
+         * @return this
+         */
+        public Builder pageIdleRelease(final Duration idle)
+        {
+            pageIdleRelease = Objects.requireNonNull(idle, "pageIdleRelease");
+            return this;
+        }
+
+        /**
          * @return the checked configuration.
          * @throws IllegalArgumentException naming the first bad value.
          */
@@ -337,6 +366,7 @@ public final class StoreConfig
                 throw new IllegalArgumentException("writerQueueBytes=" + writerQueueBytes +
                     " must be a power of two from 65536 to 1073741824");
             }
+            checkPageIdleRelease(pageIdleRelease);
             if (readAheadBytes < 0)
             {
                 throw new IllegalArgumentException("readAheadBytes=" + readAheadBytes + " must not be negative");
@@ -354,6 +384,23 @@ public final class StoreConfig
                 }
             }
             return new StoreConfig(this);
+        }
+
+        private static void checkPageIdleRelease(final Duration idle)
+        {
+            if (idle.isNegative() || idle.isZero())
+            {
+                throw new IllegalArgumentException("pageIdleRelease=" + idle + " must be positive");
+            }
+            try
+            {
+                idle.toNanos(); // the writer compares it in nanoseconds
+            }
+            catch (final ArithmeticException e)
+            {
+                throw new IllegalArgumentException("pageIdleRelease=" + idle + " is too long: at most " +
+                    Duration.ofNanos(Long.MAX_VALUE), e);
+            }
         }
     }
 }

@@ -77,6 +77,7 @@ final class ManyLogsFootprintScenario implements Scenario
         context.progress(String.format(Locale.ROOT, "creating %,d logs of %d records", count, RECORDS_PER_LOG));
         final long createStart = System.nanoTime();
         final long rssCreated;
+        final long budgetCreated;
         try (LogStore store = EngineStores.open(dir, ManyLogs.MEMORY_BUDGET))
         {
             try
@@ -89,6 +90,7 @@ final class ManyLogsFootprintScenario implements Scenario
                 throw ex;
             }
             rssCreated = ProcessMemory.residentBytes();
+            budgetCreated = store.cacheStats().usedBytes();
         }
         final long createNanos = System.nanoTime() - createStart;
         final long diskClosed = DiskUsage.allocatedBytes(dir);
@@ -98,6 +100,8 @@ final class ManyLogsFootprintScenario implements Scenario
         final Histogram openLatency = Measurement.newLatencyHistogram();
         final long reopenNanos;
         final long rssReopened;
+        final long budgetReopened;
+        final long budgetAppended;
         final long reopenStart = System.nanoTime();
         try (LogStore store = EngineStores.open(dir, ManyLogs.MEMORY_BUDGET))
         {
@@ -110,12 +114,14 @@ final class ManyLogsFootprintScenario implements Scenario
                 openLatency.recordValue(System.nanoTime() - start);
             }
             reopenNanos = System.nanoTime() - reopenStart;
+            budgetReopened = store.cacheStats().usedBytes();
             if (names.size() != count)
             {
                 throw new IllegalStateException("the store reopened with " + names.size() + " logs, not " + count);
             }
             appendOneMore(logs, guard);
             rssReopened = ProcessMemory.residentBytes();
+            budgetAppended = store.cacheStats().usedBytes();
         }
         final long diskEnd = DiskUsage.allocatedBytes(dir);
         final long payload = (long)count * (RECORDS_PER_LOG + 1) * ManyLogs.RECORD_BYTES;
@@ -123,10 +129,12 @@ final class ManyLogsFootprintScenario implements Scenario
         final long disk = Math.max(diskClosed, diskEnd) - payload;
         final String note = String.format(Locale.ROOT,
             "%,d logs of %s segments, budget 1 GiB: RSS %s (target <=%s: %s; %s before the store), disk %s beyond the records " +
-                "(target <%s: %s), reopen %.2f s (target <5 s: %s)",
+                "(target <%s: %s), reopen %.2f s (target <5 s: %s); budget in use %s with all open, %s reopened, " +
+                "%s after one more append each",
             count, mib(config.segmentSize()), mib(rss), mib(ManyLogs.MEMORY_BUDGET + RSS_SLACK_BYTES),
             verdict(rss >= 0 && rss <= ManyLogs.MEMORY_BUDGET + RSS_SLACK_BYTES), mib(rssBefore), mib(disk),
-            mib(DISK_TARGET_BYTES), verdict(disk < DISK_TARGET_BYTES), reopenNanos / 1e9, verdict(reopenNanos < REOPEN_TARGET_NANOS));
+            mib(DISK_TARGET_BYTES), verdict(disk < DISK_TARGET_BYTES), reopenNanos / 1e9, verdict(reopenNanos < REOPEN_TARGET_NANOS),
+            mib(budgetCreated), mib(budgetReopened), mib(budgetAppended));
         context.progress(note);
         rows.add(1, new Measurement(count, 0, reopenNanos, openLatency), note);
     }

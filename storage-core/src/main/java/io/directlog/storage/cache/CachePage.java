@@ -97,6 +97,17 @@ public final class CachePage
     }
 
     /**
+     * @param position the first byte the writer writes into a write page taken in the middle of its segment (a log
+     *                 that gave its page back while idle, or opened after a clean close): bytes below were never
+     *                 loaded, and readers go to disk for them. Unlike {@link #validFrom(int)} the page holds only
+     *                 what the writer wrote, so reads from it are not checked as bytes from disk.
+     */
+    public void writtenFrom(final int position)
+    {
+        validFrom = position;
+    }
+
+    /**
      * @return true when some of the page's bytes were read from disk (a page-in, a recovered or truncated write
      * page): readers check each record's CRC, since the writer did not produce those bytes in this process.
      */

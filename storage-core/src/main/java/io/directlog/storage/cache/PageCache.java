@@ -145,6 +145,27 @@ public final class PageCache
     }
 
     /**
+     * A write page the writer lets go of (its segment rolled, or its log went idle) keeps only the charge of what it
+     * holds: a growing page is trimmed to {@code end} (see {@link PagePool#trim}); a fixed page keeps its size.
+     * Call before {@link CachePage#markReadOnly()}: a writable page is never evicted, so its charge is not
+     * changing under an eviction.
+     *
+     * @param page the write page.
+     * @param end  the end of the bytes it holds (block-aligned, or the page's size).
+     */
+    public void trimToHeld(final CachePage page, final int end)
+    {
+        final PageMemory memory = page.memory();
+        if (!memory.growing())
+        {
+            return;
+        }
+        final int unit = pool.alignment();
+        final long held = ((long)Math.max(end - memory.chargedFrom(), 1) + unit - 1) / unit * unit;
+        pool.trim(memory, (int)Math.min(memory.charge(), held));
+    }
+
+    /**
      * The growth policy of write pages: double the charge, and at least cover {@code end} rounded up to the
      * alignment, never beyond the capacity. Doubling keeps the pool's lock off the writer's path (a 64 MiB segment
      * grows ten times from 64 KiB) while a log that holds a few records is charged its first chunk only.

@@ -68,7 +68,8 @@ final class LogOpener
     DefaultLog open(final String name, final LogConfig asked)
     {
         final LogContext context = new LogContext(io, cache, readBuffers, writers.next(), preparer,
-            config.appendTimeout(), deviceInfo.copyOnWrite(), config.recoveryMode(), readAhead, events);
+            config.appendTimeout(), deviceInfo.copyOnWrite(), config.recoveryMode(), readAhead, events,
+            config.pageIdleRelease());
         final Path dir = directory.resolve(name);
         final LogConfig logConfig;
         try

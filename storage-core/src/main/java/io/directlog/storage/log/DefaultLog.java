@@ -300,6 +300,23 @@ public final class DefaultLog implements Log, WriterClient
         return spares;
     }
 
+    /**
+     * Hands the write page to the read cache now, as the writer does once the log took no append for
+     * {@code StoreConfig.pageIdleRelease} (tests call this rather than wait for the clock). Not on the writer thread.
+     *
+     * @return true when the page went to the read cache; false when there was none, something was left to write,
+     * or a reader held it.
+     */
+    boolean releaseWritePageNow()
+    {
+        final CompletableFuture<Boolean> done = new CompletableFuture<>();
+        if (!context.writer().offerCommand(slot, () -> done.complete(appender.releasePage()), context.appendTimeout()))
+        {
+            throw context.writer().timeoutException(context.appendTimeout(), name);
+        }
+        return done.join();
+    }
+
     // ---------------------------------------------------------------- writer and syncer threads
 
     @Override

@@ -3,7 +3,6 @@ package io.directlog.storage.log;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Supplier;
 
@@ -18,7 +17,6 @@ import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.format.SegmentHeaderDescriptor;
 import io.directlog.storage.writer.CallbackGuard;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The writer side of one log: copies each append into the active segment's write page, writes the page with
@@ -64,12 +62,12 @@ final class LogAppender
     /** Runs this log's callbacks: what they throw is caught and counted, never reaches the writer's loop. */
     private final CallbackGuard callbacks;
     private final RecordEncoder encoder;
+    private final SegmentRoll rolls;
     private volatile long endOffset;
 
     // writer-owned
-    private CachePage page;
-    private UnsafeBuffer pageBuffer;
-    private ByteBuffer pageBytes;
+    /** The active segment's write page while the log has something to write; none while idle. */
+    private final WritePage page;
     private int writePosition;
     private int flushedPosition;
     private long nextOffset;
@@ -105,6 +103,8 @@ final class LogAppender
         this.callbacks = callbacks;
         this.events = parts.events();
         this.acks = new Acknowledgements(lifecycle, visibility, parts.ackGate(), callbacks);
+        this.page = new WritePage(name, context.cache(), context.pageIdleRelease().toNanos());
+        this.rolls = new SegmentRoll(parts, host, page, counters);
     }
 
     /**
@@ -127,9 +127,10 @@ final class LogAppender
         lastRecordOffset = tail.lastRecordOffset();
         if (active != null)
         {
-            page = tail.page();
-            pageBuffer = page.buffer();
-            pageBytes = page.memory().byteBuffer();
+            if (tail.page() != null)
+            {
+                page.hold(tail.page()); // crash recovery's page, read from the tail (a clean open takes none)
+            }
             writePosition = tail.position();
             flushedPosition = writePosition;
             active.publishEnd(writePosition, offset);
@@ -209,9 +210,17 @@ final class LogAppender
         // the block holding the last written byte is on disk: it is never written again (a crash during the
         // rewrite could garble the acknowledged records in it), so the record goes at the next block, after a gap
         final int start = writePosition == flushedPosition ? block.up(writePosition) : writePosition;
-        if (page == null || start + aligned > meta.segmentSize())
+        if (segments.active() == null || start + aligned > meta.segmentSize())
         {
-            return roll(); // the segment ends at its last record, not after a gap
+            final Throwable rolled = roll(); // the segment ends at its last record, not after a gap
+            return rolled != null ? rolled : page.ensureWritable(writableEnd(writePosition + aligned));
+        }
+        // idle, or opened clean: a new page from the next block, which needs none of the old one's bytes
+        final Throwable none = page.held() ? null : page.take(segments.active(), start, 0);
+        final Throwable noMemory = none != null ? none : page.ensureWritable(writableEnd(start + aligned));
+        if (noMemory != null)
+        {
+            return noMemory; // this append fails; the log goes on (a smaller record may fit, memory may come back)
         }
         if (start != writePosition)
         {
@@ -219,6 +228,12 @@ final class LogAppender
             flushedPosition = start;
         }
         return null;
+    }
+
+    /** @return the end of what a copy up to {@code end} writes: the record, and the gap to its block's end. */
+    private int writableEnd(final int end)
+    {
+        return Math.min(meta.segmentSize(), block.up(end));
     }
 
     /**
@@ -236,7 +251,7 @@ final class LogAppender
             timestamp = lastTimestamp; // never backwards within a log, whatever the wall clock does
         }
         final long offset = nextOffset;
-        encoder.write(pageBuffer, position, offset, timestamp, recordCount, source, index, length);
+        encoder.write(page.buffer(), position, offset, timestamp, recordCount, source, index, length);
         segments.active().index().onRecord(offset, position, timestamp, aligned);
         lastTimestamp = timestamp;
         lastRecordPosition = position;
@@ -265,9 +280,9 @@ final class LogAppender
             acknowledge(); // the syncer's sync that held them back has ended (and woke this thread)
             work = 1;
         }
-        if (page == null || writePosition == flushedPosition)
+        if (writePosition == flushedPosition)
         {
-            return work;
+            return work + (page.idleFor(nextOffset, nowNanos) && releasePage() ? 1 : 0);
         }
         if (acks.durable() == 0 && !acks.isEmpty())
         {
@@ -285,9 +300,28 @@ final class LogAppender
         return work;
     }
 
+    /**
+     * Lets go of the write page now if nothing is left to write and no reader holds it: the duty cycle calls it
+     * once the log took no append for {@code StoreConfig.pageIdleRelease} (tests call it through
+     * {@link DefaultLog}); the next append takes a new growing page from the next block (see {@link #makeRoomFor}).
+     *
+     * @return true when the page went to the read cache.
+     */
+    boolean releasePage()
+    {
+        final CachePage held = page.page();
+        if (held == null || writePosition != flushedPosition || held.pinCount() > 0 || lifecycle.isClosing() ||
+            lifecycle.failure() != null)
+        {
+            return false;
+        }
+        page.letGo(writableEnd(writePosition));
+        return true;
+    }
+
     long nextDeadlineNanos(final long nowNanos)
     {
-        if (page == null || writePosition == flushedPosition)
+        if (writePosition == flushedPosition)
         {
             return Long.MAX_VALUE;
         }
@@ -324,8 +358,8 @@ final class LogAppender
         final int to = Math.min(segment.capacity(), block.up(writePosition));
         try
         {
-            RecordEncoder.fillGap(pageBuffer, writePosition, to);
-            final long took = flushWriter.write(segment, pageBytes, from, to, dsync, acks.durable() > 0);
+            RecordEncoder.fillGap(page.buffer(), writePosition, to);
+            final long took = flushWriter.write(segment, page.bytes(), from, to, dsync, acks.durable() > 0);
             counters.addFlushNanos(took);
             events.flushed(took);
         }
@@ -387,14 +421,15 @@ final class LogAppender
     // ---------------------------------------------------------------- roll
 
     /**
-     * Moves to the next prepared segment: flushes and acknowledges the current one, takes a prepared file and a
-     * zeroed page, writes the header into the page (it goes to disk with the first flush).
+     * Moves to the next prepared segment: flushes and acknowledges the current one, opens the next (a prepared
+     * file, a new write page, its header; see {@link SegmentRoll}) and makes it the active segment.
      *
      * @return null, or why the append cannot go on.
      */
     private Throwable roll()
     {
-        if (page != null)
+        final Segment previous = segments.active();
+        if (previous != null)
         {
             flush();
             if (lifecycle.failure() != null)
@@ -402,57 +437,19 @@ final class LogAppender
                 return lifecycle.failure();
             }
         }
-        PreparedSegment next = spares.pollPrepared();
-        if (next == null)
+        final Segment segment;
+        try
         {
-            counters.onStall();
-            try
-            {
-                next = spares.awaitPrepared();
-            }
-            catch (final SpareSegments.NoPreparedSegment e)
-            {
-                return e.why();
-            }
+            segment = rolls.open(nextOffset, writableEnd(writePosition));
         }
-        return startSegment(next);
-    }
-
-    /** The second half of {@link #roll()}: makes {@code next} the active segment, sealing the previous one. */
-    private Throwable startSegment(final PreparedSegment next)
-    {
-        final Segment previous = segments.active();
-        final Segment segment = new Segment(host, next.sequence(), nextOffset, next.path(), meta.segmentSize(),
-            block.length(), next.recycled());
-        segment.index(new SegmentIndex(meta.segmentSize()));
-        final CachePage newPage = context.cache().acquire(segment, meta.segmentSize(), true);
-        if (newPage == null)
+        catch (final SegmentRoll.Refused e)
         {
-            spares.putBack(next); // keep the file for later, first in line: files are taken in sequence order
-            return new MemoryBudgetExceededException("log '" + name + "' cannot get a write page of " +
-                meta.segmentSize() + " bytes: memory budget " + context.cache().pool().budget() + " bytes, " +
-                context.cache().pool().usedBytes() + " in use by write pages and pinned or hot pages");
+            return e.why();
         }
-        segment.writeFiles(next.direct(), next.dsync());
-        segment.page(newPage);
-        SegmentHeaderDescriptor.write(newPage.buffer(), meta.logId(), nextOffset, next.sequence(),
-            meta.segmentSize(), block.length(), System.currentTimeMillis(),
-            next.recycled() ? SegmentHeaderDescriptor.FLAG_RECYCLED : 0);
-        final CachePage previousPage = page;
         if (previous != null)
         {
-            previous.seal(writePosition, nextOffset);
-            if (visibility.visibleEndOffset() < nextOffset && config.get().durability() != Durability.MEMORY)
-            {
-                visibility.hideRolled(previous); // its end becomes visible once durable (publishVisible)
-            }
-            // queued for the syncer before the new segment becomes active: a syncer that sees the new active
-            // segment also finds the old one here (or already synced), so its watermark's segment is synced
-            rolledUnsynced.add(previous);
+            rolls.seal(previous, writePosition, nextOffset);
         }
-        page = newPage;
-        pageBuffer = newPage.buffer();
-        pageBytes = newPage.memory().byteBuffer();
         writePosition = SegmentHeaderDescriptor.LENGTH;
         flushedPosition = 0;
         recordsSinceFlush = 0;
@@ -461,11 +458,6 @@ final class LogAppender
         segments.append(segment); // publish the segment before any offset in it becomes visible
         segments.activate(segment);
         segment.publishEnd(SegmentHeaderDescriptor.LENGTH, nextOffset);
-        if (previous != null)
-        {
-            previousPage.markReadOnly();
-            counters.onRoll();
-        }
         flushWriter.onNewActive(previous != null);
         context.preparer().signal();
         return null;
@@ -473,10 +465,10 @@ final class LogAppender
 
     // ---------------------------------------------------------------- for truncation and close (writer thread)
 
-    /** @return true once the log has a write page (it rolled, or recovery handed one over). */
-    boolean hasPage()
+    /** @return true once the log has an active segment (it rolled, or recovery found one). */
+    boolean hasActiveSegment()
     {
-        return page != null;
+        return segments.active() != null;
     }
 
     /** Writes what is copied and acknowledges it, waiting out a sync in flight (truncation, close). */
@@ -489,7 +481,7 @@ final class LogAppender
     /** Close: the final flush (unless failed), what it wrote acknowledged, every other pending append failed. */
     void finalFlush()
     {
-        if (lifecycle.failure() == null && page != null)
+        if (lifecycle.failure() == null)
         {
             flush();
         }
@@ -531,9 +523,10 @@ final class LogAppender
         return lastTimestamp;
     }
 
+    /** @return the write page, or null while the log holds none (idle, or opened clean and not appended to). */
     CachePage page()
     {
-        return page;
+        return page.page();
     }
 
     /** @return a new truncation epoch: watermarks of the old one are never published again. */
@@ -553,9 +546,11 @@ final class LogAppender
         final Watermark cut)
     {
         segments.activate(target);
-        page = writeTo;
-        pageBuffer = writeTo.buffer();
-        pageBytes = writeTo.memory().byteBuffer();
+        page.hold(writeTo);
+        if (target.index() != null)
+        {
+            target.index().entryAtNextRecord(); // the page holds bytes from the cut's block only
+        }
         writePosition = position;
         flushedPosition = position;
         nextOffset = offset;

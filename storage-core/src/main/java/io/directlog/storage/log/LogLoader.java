@@ -1,7 +1,6 @@
 package io.directlog.storage.log;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,8 +26,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * Opens a log directory: creates it, or reads its segment headers, its checkpoint, and recovers its scope.tail.
  * <p>
  * After a clean close (the checkpoint's clean flag, written last by close) it reads no segment data beyond
- * headers: the active segment's persisted index ({@code <seq>.idx}) and the last partial block, which goes into
- * the write page ({@link CachePage#validFrom()} marks where loaded bytes start).
+ * headers and the active segment's persisted index ({@code <seq>.idx}), and takes no write page: the first
+ * append takes one from the block after the end.
  * <p>
  * After a crash it fdatasyncs each segment it will trust before reading it (the device cache can hold data that
  * reads back but is not durable), then scans only from the durable watermark: it verifies the records from the
@@ -457,12 +456,16 @@ final class LogLoader
         return null;
     }
 
-    /** The fast path after a clean close: the checkpoint and the persisted index say where the end is. */
+    /**
+     * The fast path after a clean close: the checkpoint and the persisted index say where the end is. Reads no
+     * record data and takes no write page: the first append takes a growing page from the block after the end
+     * (the block holding the end is never written again), so an idle log costs no budget (issue 18). Readers of the
+     * active segment read its records from disk until then, checking each record as bytes from disk.
+     */
     private boolean openClean(final LogMeta meta, final Segment last, final Checkpoint.State state)
         throws IOException
     {
         final IndexFile.Loaded loaded = IndexFile.read(io, dir, meta.logId(), last);
-        final int size = last.capacity();
         if (loaded == null || loaded.endPosition() != state.position() || loaded.endOffset() != state.offset())
         {
             LOG.log(System.Logger.Level.WARNING, "log '" + name + "': closed cleanly but the index of " +
@@ -470,42 +473,31 @@ final class LogLoader
             return false;
         }
         final int position = (int)state.position();
-        final int from = scope.alignDown(position);
-        final int to = Math.min(size, scope.alignUp(position));
         scope.phase("index");
-        final CachePage page = scope.writePage(last);
-        scope.phase("page");
         final BlockFile direct = io.open(last.path(), FileMode.DIRECT, false);
-        final BlockFile dsync = io.open(last.path(), FileMode.DIRECT_DSYNC, false);
-        final boolean shortFile = direct.size() < size; // truncated: crash recovery re-extends it (case C5)
-        if (to > from || shortFile)
+        final BlockFile dsync;
+        try
         {
-            int n;
-            try
-            {
-                n = shortFile ? -1 : direct.read(page.memory().byteBuffer(), from, to - from, from);
-            }
-            catch (final IOException e)
-            {
-                LOG.log(System.Logger.Level.WARNING, "log '" + name + "': " + e.getMessage());
-                n = -1; // crash recovery reads block by block and handles an unreadable block as damage
-            }
-            if (n < to - from || !RecordScanner.isGap(page.buffer(), position, to))
-            {
-                RecoveryScope.closeQuietly(direct);
-                RecoveryScope.closeQuietly(dsync);
-                context.cache().discard(page);
-                LOG.log(System.Logger.Level.WARNING, "log '" + name + "': closed cleanly but bytes follow the end in " +
-                    last.path().getFileName() + ", or it is short or unreadable there: scanning");
-                return false;
-            }
+            dsync = io.open(last.path(), FileMode.DIRECT_DSYNC, false);
         }
-        page.validFrom(from);
+        catch (final IOException e)
+        {
+            RecoveryScope.closeQuietly(direct);
+            throw e;
+        }
+        if (direct.size() < last.capacity())
+        {
+            // truncated: crash recovery re-extends it (case C5)
+            RecoveryScope.closeQuietly(direct);
+            RecoveryScope.closeQuietly(dsync);
+            LOG.log(System.Logger.Level.WARNING, "log '" + name + "': closed cleanly but " +
+                last.path().getFileName() + " is shorter than its segment: scanning");
+            return false;
+        }
         last.index(loaded.index());
         last.writeFiles(direct, dsync);
-        last.page(page);
         last.maxTimestamp(loaded.maxTimestamp());
-        scope.tail = new RecoveredLog.Tail(last, page, position, state.offset(), loaded.maxTimestamp(),
+        scope.tail = new RecoveredLog.Tail(last, null, position, state.offset(), loaded.maxTimestamp(),
             (int)state.lastRecordPosition(), state.lastRecordOffset());
         return true;
     }

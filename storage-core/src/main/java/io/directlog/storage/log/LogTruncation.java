@@ -139,7 +139,7 @@ final class LogTruncation
         {
             throw (LogFailedException)lifecycle.failure();
         }
-        if (appender.hasPage())
+        if (appender.hasActiveSegment())
         {
             // appends before the truncation complete before it, as they would without a sync
             appender.flushAndAcknowledgeNow();
@@ -264,7 +264,10 @@ final class LogTruncation
         {
             reopenForWrite(target);
         }
-        final CachePage newPage = context.cache().acquire(target, size, true);
+        final int zeroEnd = Math.min(size, block.up(Math.max(cut.oldEnd(), blockEnd)));
+        // a growing page from the cut's block, charged for what the zeroing writes (at least a first chunk)
+        final CachePage newPage = context.cache().acquireGrowing(target, size, from,
+            Math.min(size - from, Math.max(WritePage.FIRST_CHUNK, zeroEnd - from)));
         final CachePage writeTo;
         if (newPage != null)
         {
@@ -275,7 +278,7 @@ final class LogTruncation
             newPage.validFrom(from);
             writeTo = newPage;
         }
-        else if (target == oldActive)
+        else if (target == oldActive && oldPage != null && from >= oldPage.memory().chargedFrom())
         {
             writeTo = oldPage; // no room for a second page: zero in place (open batches over the cut see zeros)
             if (from < oldPage.validFrom())
@@ -289,9 +292,11 @@ final class LogTruncation
             throw new MemoryBudgetExceededException("log '" + parts.name() + "' cannot get a write page to truncate " +
                 "into " + target.path().getFileName());
         }
-        writeTo.buffer().setMemory(position, Math.max(cut.oldEnd(), blockEnd) - position, (byte)0);
+        // a new page is a fresh mapping, zero past the cut's block for nothing (writing zeros there would only make
+        // them resident); the old page in place held records there
+        final int zeroTo = writeTo == newPage ? blockEnd : Math.max(cut.oldEnd(), blockEnd);
+        writeTo.buffer().setMemory(position, zeroTo - position, (byte)0);
         RecordEncoder.fillGap(writeTo.buffer(), position, blockEnd);
-        final int zeroEnd = Math.min(size, block.up(Math.max(cut.oldEnd(), blockEnd)));
         target.directFile().write(writeTo.memory().byteBuffer(), from, zeroEnd - from, from);
         target.directFile().datasync();
         synchronized (target.loadLock())
@@ -329,13 +334,13 @@ final class LogTruncation
         throws IOException
     {
         final Segment target = cut.target();
-        final CachePage oldPage = appender.page();
-        if (writeTo != oldPage)
+        final CachePage previous = target.page(); // the write page, or the page an idle log let go of, or none
+        if (writeTo != previous)
         {
             target.page(writeTo);
-            if (oldPage != null && target == parts.segments().active())
+            if (previous != null)
             {
-                parts.context().cache().discard(oldPage); // readers holding it keep it until they unpin
+                parts.context().cache().discard(previous); // readers holding it keep it until they unpin
             }
         }
         target.seal(-1, -1);

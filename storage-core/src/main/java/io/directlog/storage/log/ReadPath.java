@@ -137,7 +137,7 @@ final class ReadPath
 
     /**
      * Queues page-ins of the rolled segments after {@code current}, whole segments up to the read-ahead bytes, so
-     * that a sequential reader finds them resident. The active segment is always resident (its write page).
+     * that a sequential reader finds them resident. The active segment is never paged in (see {@link #pageIn}).
      */
     private void readAhead(final Segment current)
     {
@@ -359,6 +359,14 @@ final class ReadPath
         if (segment.page() != null)
         {
             return true;
+        }
+        if (segment.sequence() == log.activeSequence())
+        {
+            // the active segment's page is the writer's to take (from its next block): a paged-in page would
+            // replace the writer's in the segment and lack what it writes next. Its records are read from disk
+            // while the log holds no write page (idle, or opened clean); a truncation that makes a rolled
+            // segment active again discards its page under the same rule
+            return false;
         }
         if (!sequential && !context.cache().pool().hasRoomFor(segment.capacity()))
         {

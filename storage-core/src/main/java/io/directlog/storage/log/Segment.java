@@ -1,6 +1,8 @@
 package io.directlog.storage.log;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 
 import io.directlog.storage.cache.CacheOwner;
@@ -19,6 +21,20 @@ import io.directlog.storage.spi.BlockFile;
  */
 public final class Segment implements CacheOwner
 {
+    private static final VarHandle PAGE;
+
+    static
+    {
+        try
+        {
+            PAGE = MethodHandles.lookup().findVarHandle(Segment.class, "page", CachePage.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final SegmentHost host;
     private final long sequence;
     private final long baseOffset;
@@ -359,10 +375,9 @@ public final class Segment implements CacheOwner
     @Override
     public void onPageEvicted(final CachePage evicted)
     {
-        if (page == evicted)
-        {
-            page = null;
-        }
+        // a CAS: the writer may swap in a new write page at the same moment (after an idle release), which a plain
+        // check-then-clear would lose, leaving the write page unknown to readers and to close
+        PAGE.compareAndSet(this, evicted, null);
     }
 
     @Override

@@ -92,6 +92,17 @@ public final class SegmentIndex
         bytesSinceEntry += length;
     }
 
+    /**
+     * Gives the next record an entry whatever the bytes since the last one: the first record of a write page taken
+     * in the middle of the segment, so that a reader of it (or of a later record) finds an entry at or above the
+     * page's first byte and reads the page, not the disk, which does not hold what the writer has not flushed yet.
+     * Single writer.
+     */
+    public void entryAtNextRecord()
+    {
+        bytesSinceEntry = INTERVAL;
+    }
+
     private void put(final int n, final long offset, final int position, final long timestamp)
     {
         final int k = n >>> CHUNK_SHIFT;

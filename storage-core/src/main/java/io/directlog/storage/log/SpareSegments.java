@@ -212,7 +212,8 @@ final class SpareSegments implements SpareSegmentQueue
     {
         if (!lifecycle.isClosing())
         {
-            context.cache().reserve(segmentSize);
+            // a roll takes a growing page charged for its first chunk: room for that, not for a whole segment
+            context.cache().reserve(Math.min(WritePage.FIRST_CHUNK, segmentSize));
         }
     }
 

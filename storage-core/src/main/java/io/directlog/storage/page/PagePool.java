@@ -365,6 +365,35 @@ public final class PagePool implements AutoCloseable
         }
     }
 
+    /**
+     * Lowers the charge of a growing page its owner no longer writes (a rolled or idle write page, kept as read
+     * cache) to what it holds: the bytes past the new charge were never written, so they are zero and not resident,
+     * and counting them would charge a read page for up to twice its records. Nothing is unmapped.
+     *
+     * @param page   a growing page nobody writes any more.
+     * @param charge the bytes it holds from its {@link PageMemory#chargedFrom()}, a positive multiple of the
+     *               alignment; a charge at or above the current one changes nothing.
+     */
+    public void trim(final PageMemory page, final int charge)
+    {
+        if (!page.growing())
+        {
+            throw new IllegalArgumentException("a fixed page of " + page.size() + " bytes cannot be trimmed");
+        }
+        PageMemory.checkWindow(page.chargedFrom(), charge, page.size(), alignment);
+        synchronized (this)
+        {
+            final int delta = page.charge() - charge;
+            if (delta <= 0)
+            {
+                return;
+            }
+            allocatedBytes -= delta;
+            page.charge(charge);
+            notifyAll();
+        }
+    }
+
     private boolean hasFreePage(final int size)
     {
         final ArrayDeque<PageMemory> pages = clean.get(size);

@@ -1,0 +1,113 @@
+package io.directlog.storage.log;
+
+import io.directlog.storage.Durability;
+import io.directlog.storage.format.SegmentHeaderDescriptor;
+
+/**
+ * The file and memory side of a roll: takes the next prepared segment file (waiting for the preparer when none is
+ * ready: a counted stall), opens the segment on it with its index, a new write page and its header, and seals the
+ * previous segment for readers and the syncer.
+ * <p>
+ * Design note: apart from {@link LogAppender} so that the appender keeps to where records go and when they are
+ * written and acknowledged; what a new segment is made of is this class's.
+ * <p>
+ * Not thread-safe; owned by the log's writer thread.
+ */
+final class SegmentRoll
+{
+    private final LogParts parts;
+    private final SegmentHost host;
+    private final WritePage page;
+    private final AppendCounters counters;
+
+    SegmentRoll(final LogParts parts, final SegmentHost host, final WritePage page, final AppendCounters counters)
+    {
+        this.parts = parts;
+        this.host = host;
+        this.page = page;
+        this.counters = counters;
+    }
+
+    /** Why a roll could not open the next segment (the append that needed it fails with {@link #why()}). */
+    static final class Refused extends Exception
+    {
+        private static final long serialVersionUID = 1L;
+        private final transient Throwable why;
+
+        Refused(final Throwable why)
+        {
+            super(why.getMessage(), null, false, false);
+            this.why = why;
+        }
+
+        Throwable why()
+        {
+            return why;
+        }
+    }
+
+    /**
+     * Opens the next segment: a prepared file, a growing write page from its start (the page held until now
+     * becomes read cache, charged for the blocks below {@code heldEnd}, once the new one is had), the header in
+     * the page (it goes to disk with the first flush). Not yet in the segment set.
+     *
+     * @param baseOffset its first record's offset.
+     * @param heldEnd    the end of what the writer wrote into the page it held until now.
+     * @return the segment.
+     * @throws Refused when no prepared file or no page could be had; the file stays first in line.
+     */
+    Segment open(final long baseOffset, final int heldEnd) throws Refused
+    {
+        final SpareSegments spares = parts.spares();
+        PreparedSegment next = spares.pollPrepared();
+        if (next == null)
+        {
+            counters.onStall();
+            try
+            {
+                next = spares.awaitPrepared();
+            }
+            catch (final SpareSegments.NoPreparedSegment e)
+            {
+                throw new Refused(e.why());
+            }
+        }
+        final LogMeta meta = parts.meta();
+        final int blockLength = parts.block().length();
+        final Segment segment = new Segment(host, next.sequence(), baseOffset, next.path(), meta.segmentSize(),
+            blockLength, next.recycled());
+        segment.index(new SegmentIndex(meta.segmentSize()));
+        final Throwable noPage = page.take(segment, 0, heldEnd);
+        if (noPage != null)
+        {
+            spares.putBack(next); // keep the file for later, first in line: files are taken in sequence order
+            throw new Refused(noPage);
+        }
+        segment.writeFiles(next.direct(), next.dsync());
+        SegmentHeaderDescriptor.write(page.buffer(), meta.logId(), baseOffset, next.sequence(), meta.segmentSize(),
+            blockLength, System.currentTimeMillis(), next.recycled() ? SegmentHeaderDescriptor.FLAG_RECYCLED : 0);
+        return segment;
+    }
+
+    /**
+     * Seals the segment the writer leaves: its end recorded, hidden from readers until durable (but on a MEMORY
+     * log), queued for the syncer. Call before the new segment becomes active.
+     *
+     * @param previous the segment rolled from.
+     * @param end      where its records end.
+     * @param endOffset the offset there.
+     */
+    void seal(final Segment previous, final int end, final long endOffset)
+    {
+        previous.seal(end, endOffset);
+        final Visibility visibility = parts.visibility();
+        if (visibility.visibleEndOffset() < endOffset && parts.config().get().durability() != Durability.MEMORY)
+        {
+            visibility.hideRolled(previous); // its end becomes visible once durable (publishVisible)
+        }
+        // queued for the syncer before the new segment becomes active: a syncer that sees the new active
+        // segment also finds the old one here (or already synced), so its watermark's segment is synced
+        parts.rolledUnsynced().add(previous);
+        counters.onRoll();
+    }
+}
