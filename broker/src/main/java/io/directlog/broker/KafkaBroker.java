@@ -53,6 +53,8 @@ public final class KafkaBroker implements AutoCloseable
     private final int port;
     private final PrometheusMeterRegistry registry;
     private final MetricsEndpoint metrics;
+    /** The cluster's replication, or null for a single node. */
+    private final ClusterReplication replication;
 
     private KafkaBroker(final BrokerConfig config) throws InterruptedException
     {
@@ -74,9 +76,21 @@ public final class KafkaBroker implements AutoCloseable
         EventLoopGroup boss = null;
         EventLoopGroup workers = null;
         MetricsEndpoint endpoint = null;
+        ClusterReplication repl = null;
         try
         {
-            t = new TopicRegistry(store, TopicConfig.defaults(config.segmentBytes(), config.durability()));
+            final java.util.Map<String, String> defaults = TopicConfig.defaults(config.segmentBytes(),
+                config.durability());
+            if (config.cluster() == null)
+            {
+                t = new TopicRegistry(store, defaults);
+            }
+            else
+            {
+                repl = ClusterReplication.start(config, store);
+                t = new TopicRegistry(store, defaults, repl.opener(), true);
+                repl.createDeclaredTopics(t);
+            }
             g = new GroupCoordinator(store, config.initialRebalanceDelay().toMillis());
             a = Executors.newSingleThreadExecutor(r ->
             {
@@ -87,7 +101,10 @@ public final class KafkaBroker implements AutoCloseable
             ioPool = newIoPool(config.ioThreads());
             final ExecutorService io = ioPool;
             final int[] boundPort = {-1};
-            final GroupApis groupApis = new GroupApis(g, config.nodeId(), config.host(), () -> boundPort[0]);
+            final GroupApis groupApis = config.cluster() == null ?
+                new GroupApis(g, config.nodeId(), config.host(), () -> boundPort[0]) :
+                new GroupApis(g, config.cluster().coordinator().id(), config.cluster().coordinator().host(),
+                    () -> config.cluster().coordinator().kafkaPort());
             final KafkaApis apis = new KafkaApis(config, t, a, groupApis);
             final RequestMetrics requestMetrics = new RequestMetrics(registry);
             final TopicRegistry topicsForGauge = t;
@@ -127,6 +144,7 @@ public final class KafkaBroker implements AutoCloseable
                 }
             }
             this.metrics = endpoint;
+            this.replication = repl;
             apis.port(boundPort[0]);
             this.topics = t;
             this.groups = g;
@@ -161,6 +179,17 @@ public final class KafkaBroker implements AutoCloseable
                 if (g != null)
                 {
                     g.close();
+                }
+                if (repl != null)
+                {
+                    try
+                    {
+                        repl.close();
+                    }
+                    catch (final RuntimeException closeFailed)
+                    {
+                        // the start's own failure is what propagates
+                    }
                 }
                 try
                 {
@@ -272,6 +301,21 @@ public final class KafkaBroker implements AutoCloseable
         }
         groups.close();
         topics.close();
+        try
+        {
+            if (replication != null)
+            {
+                replication.close(); // the Raft server stops writing into the store before the store closes
+            }
+        }
+        finally
+        {
+            closeStore();
+        }
+    }
+
+    private void closeStore()
+    {
         try
         {
             store.close(); // throws, after closing everything, when a log could not record a clean shutdown
