@@ -101,11 +101,12 @@ public final class ClusterCommand implements Command
                 (basePort + n - 1) + ", output " + log);
         }
         System.out.println("directlog cluster: bootstrap.servers=" + bootstrap((int)basePort));
-        System.out.println("directlog cluster: restart a node with:");
+        System.out.println("directlog cluster: restart a node (after kill -9 PID) from the repository with:");
         for (int n = 1; n <= NODES; n++)
         {
-            System.out.println("  " + String.join(" ", commands.get(n - 1)) + " >> " +
-                dir.resolve("node-" + n + ".log") + " 2>&1");
+            final List<String> cmd = commands.get(n - 1);
+            System.out.println("  ./directlog " + String.join(" ", cmd.subList(cmd.indexOf("broker"), cmd.size())) +
+                " >> " + dir.resolve("node-" + n + ".log") + " 2>&1 &");
         }
         System.out.println("directlog cluster: Ctrl-C or SIGTERM stops all three");
         for (final Process p : List.copyOf(nodes))
