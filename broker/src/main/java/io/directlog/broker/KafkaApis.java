@@ -473,8 +473,8 @@ final class KafkaApis implements RequestHandler
                 broker.put("message.max.bytes", Integer.toString(TopicConfig.MAX_MESSAGE_BYTES_DEFAULT));
                 broker.put("log.segment.bytes", Integer.toString(config.segmentBytes()));
                 broker.put("directlog.durability", config.durability().name());
-                broker.put("default.replication.factor", "1");
-                broker.put("offsets.topic.replication.factor", "1");
+                broker.put("default.replication.factor", Integer.toString(replicaNodes().size()));
+                broker.put("offsets.topic.replication.factor", "1"); // group state is not replicated yet
                 broker.forEach((k, v) -> addConfig(r, res, k, v, SOURCE_STATIC_BROKER, true));
             }
             else

@@ -29,8 +29,10 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 
 /**
- * A single-node broker that speaks the Kafka protocol and keeps every partition in a DirectLog log: one store
- * under the data directory, the topic registry and the group coordinator over it, and a Netty server.
+ * A broker that speaks the Kafka protocol and keeps every partition in a DirectLog log: one store under the data
+ * directory, the topic registry and the group coordinator over it, and a Netty server. With a
+ * {@link BrokerConfig#cluster() cluster} it is one node of it, and its partitions are replicated ones
+ * ({@link ClusterReplication}); without, it is a single node.
  * <pre>{@code
  * try (KafkaBroker broker = KafkaBroker.start(BrokerConfig.builder(dir).port(0).build())) {
  *     String bootstrap = broker.bootstrapServers();   // "127.0.0.1:40123"

@@ -45,8 +45,11 @@ public final class ReplicatedTopicPartition implements Partition
     private final ProducerStateTable producers = new ProducerStateTable();
     private final ConcurrentLinkedQueue<Runnable> listeners = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pending = new AtomicInteger();
-    /** The term whose committed log the producer table reflects; -1 when it must be built again. Guarded by lock. */
-    private long tableEpoch = -1;
+    /**
+     * The term whose committed log the producer table reflects; -1 when it must be built again. Read and set under
+     * the lock; a failed append resets it from the engine's thread, hence volatile.
+     */
+    private volatile long tableEpoch = -1;
 
     /**
      * @param topic   the topic's name.
