@@ -44,6 +44,7 @@ public final class BrokerConfig
     private final int metricsPort;
     private final int ioThreads;
     private final java.util.function.UnaryOperator<StoreConfig.Builder> storeOptions;
+    private final ClusterConfig cluster;
 
     private BrokerConfig(final Builder b)
     {
@@ -62,6 +63,13 @@ public final class BrokerConfig
         metricsPort = b.metricsPort;
         ioThreads = b.ioThreads;
         storeOptions = b.storeOptions;
+        cluster = b.cluster;
+    }
+
+    /** @return the cluster this broker is a node of, or null for a single-node broker. */
+    public ClusterConfig cluster()
+    {
+        return cluster;
     }
 
     /**
@@ -184,6 +192,7 @@ public final class BrokerConfig
         private int metricsPort = -1;
         private int ioThreads = IO_THREADS_DEFAULT;
         private java.util.function.UnaryOperator<StoreConfig.Builder> storeOptions = b -> b;
+        private ClusterConfig cluster;
 
         private Builder(final Path directory)
         {
@@ -321,6 +330,19 @@ public final class BrokerConfig
         }
 
         /**
+         * Makes the broker a node of a cluster: its partitions are replicated over every node, its node id and
+         * Kafka port must be its entry's. Without it (the default) the broker is a single node.
+         *
+         * @param cluster the cluster, or null for a single node.
+         * @return this
+         */
+        public Builder cluster(final ClusterConfig cluster)
+        {
+            this.cluster = cluster;
+            return this;
+        }
+
+        /**
          * For tests in this package: changes the store's settings after the broker has set its own.
          *
          * @param options applied to the store's builder.
@@ -365,6 +387,25 @@ public final class BrokerConfig
             }
             Objects.requireNonNull(durability, "durability");
             Objects.requireNonNull(initialRebalanceDelay, "initialRebalanceDelay");
+            if (cluster != null)
+            {
+                final ClusterConfig.Node self = cluster.node(nodeId);
+                if (self == null)
+                {
+                    throw new IllegalArgumentException("node id " + nodeId + " is not among the peers " +
+                        cluster.nodes());
+                }
+                if (self.kafkaPort() != port || !self.host().equals(host))
+                {
+                    throw new IllegalArgumentException("node " + nodeId + " must listen where its peer entry says (" +
+                        self.host() + ":" + self.kafkaPort() + "), not " + host + ":" + port);
+                }
+                if (!durability.atLeast(Durability.DIRECT))
+                {
+                    throw new IllegalArgumentException("a replicated broker needs DIRECT or DSYNC durability (Raft " +
+                        "counts a replica's vote once its write is durable), got " + durability);
+                }
+            }
             return new BrokerConfig(this);
         }
     }

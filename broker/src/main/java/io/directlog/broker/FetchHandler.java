@@ -234,6 +234,12 @@ final class FetchHandler
                             Errors.UNKNOWN_TOPIC_OR_PARTITION).code());
                         continue;
                     }
+                    if (!p.isLeader())
+                    {
+                        // consumers fetch from the leader (no KIP-392 follower fetching yet)
+                        pd.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code());
+                        continue;
+                    }
                     final long hw = p.highWatermark();
                     final long start = p.logStartOffset();
                     pd.setHighWatermark(hw).setLastStableOffset(hw).setLogStartOffset(start);

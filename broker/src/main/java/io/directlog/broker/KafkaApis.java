@@ -147,7 +147,9 @@ final class KafkaApis implements RequestHandler
     private CompletableFuture<ApiMessage> metadata(final RequestContext request, final MetadataRequestData req)
     {
         final boolean all = req.topics() == null || (request.version() == 0 && req.topics().isEmpty());
-        final boolean allowCreate = config.autoCreateTopics() && (request.version() < 4 || req.allowAutoTopicCreation());
+        // a cluster's topics are declared on every node (ClusterConfig): a topic made on one node alone would not exist
+        final boolean allowCreate = config.cluster() == null && config.autoCreateTopics() &&
+            (request.version() < 4 || req.allowAutoTopicCreation());
         if (!all && allowCreate)
         {
             for (final MetadataRequestData.MetadataRequestTopic t : req.topics())
@@ -167,8 +169,20 @@ final class KafkaApis implements RequestHandler
         final MetadataResponseData resp = new MetadataResponseData()
             .setClusterId(config.clusterId())
             .setControllerId(config.nodeId());
-        resp.brokers().add(new MetadataResponseData.MetadataResponseBroker()
-            .setNodeId(config.nodeId()).setHost(config.host()).setPort(port()));
+        if (config.cluster() == null)
+        {
+            resp.brokers().add(new MetadataResponseData.MetadataResponseBroker()
+                .setNodeId(config.nodeId()).setHost(config.host()).setPort(port()));
+        }
+        else
+        {
+            resp.setControllerId(config.cluster().coordinator().id());
+            for (final ClusterConfig.Node n : config.cluster().nodes())
+            {
+                resp.brokers().add(new MetadataResponseData.MetadataResponseBroker()
+                    .setNodeId(n.id()).setHost(n.host()).setPort(n.kafkaPort()));
+            }
+        }
         if (all)
         {
             for (final Topic t : topics.topics())
@@ -232,15 +246,39 @@ final class KafkaApis implements RequestHandler
             .setName(t.name()).setTopicId(t.id()).setIsInternal(false).setErrorCode(Errors.NONE.code());
         for (final Partition p : t.partitions())
         {
+            final int leader = p.leaderNodeId(config.nodeId());
             mt.partitions().add(new MetadataResponseData.MetadataResponsePartition()
                 .setPartitionIndex(p.index())
-                .setLeaderId(config.nodeId())
-                .setLeaderEpoch(Partition.LEADER_EPOCH)
-                .setReplicaNodes(List.of(config.nodeId()))
-                .setIsrNodes(List.of(config.nodeId()))
-                .setErrorCode(Errors.NONE.code()));
+                .setLeaderId(leader)
+                .setLeaderEpoch(p.leaderEpoch())
+                .setReplicaNodes(replicaNodes())
+                .setIsrNodes(replicaNodes())
+                .setErrorCode((leader < 0 ? Errors.LEADER_NOT_AVAILABLE : Errors.NONE).code()));
         }
         return mt;
+    }
+
+    /**
+     * Every node holds every partition. The in-sync set is reported as all of them: Raft's commit needs a majority,
+     * not all, so Kafka's ISR has no exact counterpart here (docs/replication.md).
+     */
+    private List<Integer> replicaNodes()
+    {
+        if (config.cluster() == null)
+        {
+            return List.of(config.nodeId());
+        }
+        final List<Integer> ids = new ArrayList<>();
+        config.cluster().nodes().forEach(n -> ids.add(n.id()));
+        return ids;
+    }
+
+    /** @return the error for a topic change in a cluster (topics are declared, not created), or null. */
+    private ApiException clusterTopicChange()
+    {
+        return config.cluster() == null ? null : new org.apache.kafka.common.errors.PolicyViolationException(
+            "this broker is a cluster node: its topics are declared with --topics on every node (there is no " +
+            "metadata Raft group yet), so they cannot be created, deleted or changed through one node");
     }
 
     private int port = -1;
@@ -266,6 +304,10 @@ final class KafkaApis implements RequestHandler
                 .setName(ct.name());
             try
             {
+                if (clusterTopicChange() != null)
+                {
+                    throw clusterTopicChange();
+                }
                 if (ct.replicationFactor() > 1)
                 {
                     throw new InvalidReplicationFactorException("Replication factor " + ct.replicationFactor() +
@@ -334,6 +376,20 @@ final class KafkaApis implements RequestHandler
                 ids.add(s.topicId());
             }
         }
+        if (clusterTopicChange() != null)
+        {
+            for (final String name : names)
+            {
+                resp.responses().add(new DeleteTopicsResponseData.DeletableTopicResult().setName(name)
+                    .setErrorCode(Errors.POLICY_VIOLATION.code()).setErrorMessage(clusterTopicChange().getMessage()));
+            }
+            for (final Uuid id : ids)
+            {
+                resp.responses().add(new DeleteTopicsResponseData.DeletableTopicResult().setTopicId(id)
+                    .setErrorCode(Errors.POLICY_VIOLATION.code()).setErrorMessage(clusterTopicChange().getMessage()));
+            }
+            return resp;
+        }
         for (final String name : names)
         {
             final Topic t = topics.delete(name);
@@ -361,6 +417,10 @@ final class KafkaApis implements RequestHandler
                 new CreatePartitionsResponseData.CreatePartitionsTopicResult().setName(t.name());
             try
             {
+                if (clusterTopicChange() != null)
+                {
+                    throw clusterTopicChange();
+                }
                 topics.createPartitions(t.name(), t.count(), req.validateOnly());
                 r.setErrorCode(Errors.NONE.code());
             }
@@ -413,8 +473,8 @@ final class KafkaApis implements RequestHandler
                 broker.put("message.max.bytes", Integer.toString(TopicConfig.MAX_MESSAGE_BYTES_DEFAULT));
                 broker.put("log.segment.bytes", Integer.toString(config.segmentBytes()));
                 broker.put("directlog.durability", config.durability().name());
-                broker.put("default.replication.factor", "1");
-                broker.put("offsets.topic.replication.factor", "1");
+                broker.put("default.replication.factor", Integer.toString(replicaNodes().size()));
+                broker.put("offsets.topic.replication.factor", "1"); // group state is not replicated yet
                 broker.forEach((k, v) -> addConfig(r, res, k, v, SOURCE_STATIC_BROKER, true));
             }
             else
@@ -442,8 +502,18 @@ final class KafkaApis implements RequestHandler
     {
         final DescribeClusterResponseData resp = new DescribeClusterResponseData()
             .setClusterId(config.clusterId()).setControllerId(config.nodeId()).setErrorCode(Errors.NONE.code());
-        resp.brokers().add(new DescribeClusterResponseData.DescribeClusterBroker()
-            .setBrokerId(config.nodeId()).setHost(config.host()).setPort(port()));
+        if (config.cluster() == null)
+        {
+            resp.brokers().add(new DescribeClusterResponseData.DescribeClusterBroker()
+                .setBrokerId(config.nodeId()).setHost(config.host()).setPort(port()));
+            return resp;
+        }
+        resp.setControllerId(config.cluster().coordinator().id());
+        for (final ClusterConfig.Node n : config.cluster().nodes())
+        {
+            resp.brokers().add(new DescribeClusterResponseData.DescribeClusterBroker()
+                .setBrokerId(n.id()).setHost(n.host()).setPort(n.kafkaPort()));
+        }
         return resp;
     }
 
@@ -486,10 +556,11 @@ final class KafkaApis implements RequestHandler
                     return resp.setNextCursor(new DescribeTopicPartitionsResponseData.Cursor().setTopicName(name)
                         .setPartitionIndex(i));
                 }
+                final Partition p = t.partitions().get(i);
                 rt.partitions().add(new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponsePartition()
-                    .setErrorCode(Errors.NONE.code()).setPartitionIndex(i).setLeaderId(config.nodeId())
-                    .setLeaderEpoch(Partition.LEADER_EPOCH).setReplicaNodes(List.of(config.nodeId()))
-                    .setIsrNodes(List.of(config.nodeId())).setEligibleLeaderReplicas(List.of())
+                    .setErrorCode(Errors.NONE.code()).setPartitionIndex(i).setLeaderId(p.leaderNodeId(config.nodeId()))
+                    .setLeaderEpoch(p.leaderEpoch()).setReplicaNodes(replicaNodes())
+                    .setIsrNodes(replicaNodes()).setEligibleLeaderReplicas(List.of())
                     .setLastKnownElr(List.of()).setOfflineReplicas(List.of()));
             }
             resp.topics().add(rt);
@@ -516,6 +587,10 @@ final class KafkaApis implements RequestHandler
                 {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                 }
+                else if (!p.isLeader())
+                {
+                    pr.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code());
+                }
                 else
                 {
                     listOffset(version, p, rp.timestamp(), pr);
@@ -533,7 +608,7 @@ final class KafkaApis implements RequestHandler
         pr.setErrorCode(Errors.NONE.code()).setTimestamp(-1);
         if (version >= 4)
         {
-            pr.setLeaderEpoch(Partition.LEADER_EPOCH); // not ignorable: below v4 a non-default epoch cannot be written
+            pr.setLeaderEpoch(p.leaderEpoch()); // not ignorable: below v4 a non-default epoch cannot be written
         }
         if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP)
         {
@@ -573,6 +648,10 @@ final class KafkaApis implements RequestHandler
                 .setProducerEpoch((short)-1);
         }
         // Kafka gives an idempotent producer (no transactional id) a new id with epoch 0 every time
-        return resp.setErrorCode(Errors.NONE.code()).setProducerId(topics.nextProducerId()).setProducerEpoch((short)0);
+        final long id = topics.nextProducerId();
+        // in a cluster each node hands out ids from its own metadata log: its node id in the high bits keeps the
+        // nodes' ranges apart (a producer's id must be unique on every partition it writes to)
+        return resp.setErrorCode(Errors.NONE.code()).setProducerId(config.cluster() == null ? id :
+            ((long)(config.nodeId() + 1) << 40) | id).setProducerEpoch((short)0);
     }
 }

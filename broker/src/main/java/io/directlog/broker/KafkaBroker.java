@@ -29,8 +29,10 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 
 /**
- * A single-node broker that speaks the Kafka protocol and keeps every partition in a DirectLog log: one store
- * under the data directory, the topic registry and the group coordinator over it, and a Netty server.
+ * A broker that speaks the Kafka protocol and keeps every partition in a DirectLog log: one store under the data
+ * directory, the topic registry and the group coordinator over it, and a Netty server. With a
+ * {@link BrokerConfig#cluster() cluster} it is one node of it, and its partitions are replicated ones
+ * ({@link ClusterReplication}); without, it is a single node.
  * <pre>{@code
  * try (KafkaBroker broker = KafkaBroker.start(BrokerConfig.builder(dir).port(0).build())) {
  *     String bootstrap = broker.bootstrapServers();   // "127.0.0.1:40123"
@@ -53,6 +55,8 @@ public final class KafkaBroker implements AutoCloseable
     private final int port;
     private final PrometheusMeterRegistry registry;
     private final MetricsEndpoint metrics;
+    /** The cluster's replication, or null for a single node. */
+    private final ClusterReplication replication;
 
     private KafkaBroker(final BrokerConfig config) throws InterruptedException
     {
@@ -74,9 +78,21 @@ public final class KafkaBroker implements AutoCloseable
         EventLoopGroup boss = null;
         EventLoopGroup workers = null;
         MetricsEndpoint endpoint = null;
+        ClusterReplication repl = null;
         try
         {
-            t = new TopicRegistry(store, TopicConfig.defaults(config.segmentBytes(), config.durability()));
+            final java.util.Map<String, String> defaults = TopicConfig.defaults(config.segmentBytes(),
+                config.durability());
+            if (config.cluster() == null)
+            {
+                t = new TopicRegistry(store, defaults);
+            }
+            else
+            {
+                repl = ClusterReplication.start(config, store);
+                t = new TopicRegistry(store, defaults, repl.opener(), true);
+                repl.createDeclaredTopics(t);
+            }
             g = new GroupCoordinator(store, config.initialRebalanceDelay().toMillis());
             a = Executors.newSingleThreadExecutor(r ->
             {
@@ -87,7 +103,10 @@ public final class KafkaBroker implements AutoCloseable
             ioPool = newIoPool(config.ioThreads());
             final ExecutorService io = ioPool;
             final int[] boundPort = {-1};
-            final GroupApis groupApis = new GroupApis(g, config.nodeId(), config.host(), () -> boundPort[0]);
+            final GroupApis groupApis = config.cluster() == null ?
+                new GroupApis(g, config.nodeId(), config.host(), () -> boundPort[0]) :
+                new GroupApis(g, config.cluster().coordinator().id(), config.cluster().coordinator().host(),
+                    () -> config.cluster().coordinator().kafkaPort());
             final KafkaApis apis = new KafkaApis(config, t, a, groupApis);
             final RequestMetrics requestMetrics = new RequestMetrics(registry);
             final TopicRegistry topicsForGauge = t;
@@ -127,6 +146,7 @@ public final class KafkaBroker implements AutoCloseable
                 }
             }
             this.metrics = endpoint;
+            this.replication = repl;
             apis.port(boundPort[0]);
             this.topics = t;
             this.groups = g;
@@ -161,6 +181,17 @@ public final class KafkaBroker implements AutoCloseable
                 if (g != null)
                 {
                     g.close();
+                }
+                if (repl != null)
+                {
+                    try
+                    {
+                        repl.close();
+                    }
+                    catch (final RuntimeException closeFailed)
+                    {
+                        // the start's own failure is what propagates
+                    }
                 }
                 try
                 {
@@ -278,6 +309,21 @@ public final class KafkaBroker implements AutoCloseable
         }
         groups.close();
         topics.close();
+        try
+        {
+            if (replication != null)
+            {
+                replication.close(); // the Raft server stops writing into the store before the store closes
+            }
+        }
+        finally
+        {
+            closeStore();
+        }
+    }
+
+    private void closeStore()
+    {
         try
         {
             store.close(); // throws, after closing everything, when a log could not record a clean shutdown

@@ -7,6 +7,7 @@ import java.util.List;
 import io.directlog.cli.bench.BenchCommand;
 import io.directlog.cli.broker.BrokerCommand;
 import io.directlog.cli.brokerbench.BrokerBenchCommand;
+import io.directlog.cli.cluster.ClusterCommand;
 import io.directlog.cli.store.DumpCommand;
 import io.directlog.cli.store.VerifyCommand;
 
@@ -19,7 +20,8 @@ import io.directlog.cli.store.VerifyCommand;
 public final class Main
 {
     /** The commands, in the order {@code --help} lists them. */
-    static final List<Command> COMMANDS = List.of(new BenchCommand(), new BrokerCommand(), new DumpCommand(),
+    static final List<Command> COMMANDS = List.of(new BenchCommand(), new BrokerCommand(), new ClusterCommand(),
+        new DumpCommand(),
         new VerifyCommand(), new BrokerBenchCommand());
 
     private static final String DEBUG_PROP_NAME = "directlog.debug";

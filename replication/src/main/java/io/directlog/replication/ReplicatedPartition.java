@@ -60,6 +60,15 @@ public interface ReplicatedPartition extends AutoCloseable
      */
     boolean awaitHighWatermark(long offset, Duration timeout) throws InterruptedException;
 
+    /**
+     * Registers a listener told after every advance of the high watermark, for as long as the replica runs: for
+     * servers that park long polls instead of blocking a thread in {@link #awaitHighWatermark}.
+     *
+     * @param listener what to run; it runs on the engine's commit thread, so it must only hand work elsewhere and
+     *                 never block. An exception it throws is logged and ignored.
+     */
+    void addHighWatermarkListener(Runnable listener);
+
     /** @return the offset below which every record is committed and readable on this replica. */
     long highWatermark();
 

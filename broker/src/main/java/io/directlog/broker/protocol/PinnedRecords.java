@@ -53,6 +53,17 @@ public final class PinnedRecords implements BaseRecords
         return out;
     }
 
+    /** @return the batches copied into one heap buffer (for checks and tools; Fetch never copies). */
+    public ByteBuffer copy()
+    {
+        final ByteBuffer out = ByteBuffer.allocate(sizeInBytes);
+        for (final ByteBuffer v : views)
+        {
+            out.put(v.duplicate());
+        }
+        return out.flip();
+    }
+
     @Override
     public int sizeInBytes()
     {

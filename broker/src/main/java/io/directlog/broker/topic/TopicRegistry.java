@@ -51,7 +51,27 @@ public final class TopicRegistry implements AutoCloseable
     /** Producer ids taken from the metadata log per event: a restart skips what is left of a block. */
     private static final long PRODUCER_ID_BLOCK_SIZE = 1000;
 
+    /**
+     * Opens one partition of a topic.
+     */
+    @FunctionalInterface
+    public interface PartitionOpener
+    {
+        /**
+         * @param topic   the topic's name.
+         * @param id      the topic's id.
+         * @param index   the partition number.
+         * @param logName the DirectLog log a single-node partition keeps its batches in.
+         * @param config  the partition's log settings.
+         * @return the partition.
+         */
+        Partition open(String topic, Uuid id, int index, String logName, LogConfig config);
+    }
+
     private final LogStore store;
+    private final PartitionOpener opener;
+    /** Whether topic ids derive from topic names (a cluster whose nodes create the same topics on their own). */
+    private final boolean nameBasedIds;
     private final Map<String, String> defaults;
     private final Log metadata;
     private final Map<String, Topic> byName = new ConcurrentHashMap<>();
@@ -67,7 +87,25 @@ public final class TopicRegistry implements AutoCloseable
      */
     public TopicRegistry(final LogStore store, final Map<String, String> defaults)
     {
+        this(store, defaults, (topic, id, index, logName, config) ->
+            LocalPartition.open(topic, index, store.log(logName, config)), false);
+    }
+
+    /**
+     * Opens the registry with partitions of another kind (a cluster's replicated partitions).
+     *
+     * @param store        the store holding the metadata log.
+     * @param defaults     the broker's topic config defaults.
+     * @param opener       opens each partition.
+     * @param nameBasedIds true to derive each topic's id from its name, so that nodes creating the same topic on
+     *                     their own agree on its id (clients switching leaders send topic ids).
+     */
+    public TopicRegistry(final LogStore store, final Map<String, String> defaults, final PartitionOpener opener,
+        final boolean nameBasedIds)
+    {
         this.store = store;
+        this.opener = opener;
+        this.nameBasedIds = nameBasedIds;
         this.defaults = defaults;
         // small segments: every open log with data holds a write page of its segment size from the memory budget
         this.metadata = store.log(METADATA_LOG, store.config().defaultLogConfig().toBuilder()
@@ -124,12 +162,31 @@ public final class TopicRegistry implements AutoCloseable
         final List<Partition> partitions = new ArrayList<>(partitionCount);
         for (int i = 0; i < partitionCount; i++)
         {
-            partitions.add(Partition.open(name, i, store.log(logName(id, i), logConfig)));
+            partitions.add(opener.open(name, id, i, logName(id, i), logConfig));
         }
         final Topic topic = new Topic(name, id, Collections.unmodifiableList(partitions), config);
         byName.put(name, topic);
         byId.put(id, topic);
         return topic;
+    }
+
+    private static Uuid nameBasedId(final String name)
+    {
+        final java.util.UUID u = java.util.UUID.nameUUIDFromBytes(("directlog-topic:" + name)
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return new Uuid(u.getMostSignificantBits(), u.getLeastSignificantBits());
+    }
+
+    /** The single-node log of a partition; replicated partitions are not reconfigured or deleted here yet. */
+    private static Log localLog(final Partition p)
+    {
+        if (p instanceof LocalPartition local)
+        {
+            return local.log();
+        }
+        throw new org.apache.kafka.common.errors.PolicyViolationException("partition " + p + " is replicated: " +
+            "its configs and deletion need the " +
+            "cluster's agreement, which is not implemented yet");
     }
 
     private static String logName(final Uuid id, final int partition)
@@ -208,7 +265,7 @@ public final class TopicRegistry implements AutoCloseable
         {
             return null;
         }
-        final Uuid id = Uuid.randomUuid();
+        final Uuid id = nameBasedIds ? nameBasedId(name) : Uuid.randomUuid();
         writeTopic(name, id, partitions, config);
         return open(name, id, partitions, config);
     }
@@ -247,7 +304,7 @@ public final class TopicRegistry implements AutoCloseable
         final List<Partition> partitions = new ArrayList<>(topic.partitions());
         for (int i = partitions.size(); i < count; i++)
         {
-            partitions.add(Partition.open(name, i, store.log(logName(topic.id(), i), logConfig)));
+            partitions.add(opener.open(name, topic.id(), i, logName(topic.id(), i), logConfig));
         }
         final Topic grown = new Topic(name, topic.id(), Collections.unmodifiableList(partitions), topic.config());
         byName.put(name, grown);
@@ -278,7 +335,7 @@ public final class TopicRegistry implements AutoCloseable
         }
         final TopicConfig config = TopicConfig.of(explicit, defaults);
         final LogConfig logConfig = config.logConfig(store.config().defaultLogConfig());
-        final int segmentSize = topic.partitions().get(0).log().config().segmentSize();
+        final int segmentSize = localLog(topic.partitions().get(0)).config().segmentSize();
         if (logConfig.segmentSize() != segmentSize)
         {
             // the engine fixes a log's segment size (and write page) when the log is created
@@ -296,7 +353,7 @@ public final class TopicRegistry implements AutoCloseable
         byId.put(changed.id(), changed);
         for (final Partition p : topic.partitions())
         {
-            p.log().reconfigure(logConfig);
+            localLog(p).reconfigure(logConfig);
         }
         return changed;
     }
@@ -323,7 +380,7 @@ public final class TopicRegistry implements AutoCloseable
         byId.remove(topic.id());
         for (final Partition p : topic.partitions())
         {
-            store.deleteLog(p.log().name());
+            store.deleteLog(localLog(p).name());
         }
         return topic;
     }

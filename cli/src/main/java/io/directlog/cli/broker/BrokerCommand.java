@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
 import io.directlog.broker.BrokerConfig;
+import io.directlog.broker.ClusterConfig;
 import io.directlog.broker.KafkaBroker;
 import io.directlog.cli.Command;
 import io.directlog.cli.CommandLine;
@@ -21,13 +22,20 @@ public final class BrokerCommand implements Command
 
     private static final String USAGE = String.join("\n",
         "usage: ./directlog broker [--dir DIR] [--port PORT] [--host HOST] [--metrics-port PORT]",
+        "       ./directlog broker --node-id N --peers ID=HOST:KAFKAPORT:RAFTPORT,... --topics NAME:PARTITIONS,... [--dir DIR]",
         "",
-        "Runs a single-node Kafka-protocol broker; every partition is a DirectLog log. Stops on Ctrl-C or SIGTERM.",
+        "Runs a Kafka-protocol broker; every partition is a DirectLog log. Stops on Ctrl-C or SIGTERM.",
+        "Without --peers it is a single node. With --peers it is node N of a cluster: each partition of the declared",
+        "topics is one Raft group over every peer (docs/replication.md); every node must be given the same --peers",
+        "and --topics, and listens on its own entry's host and Kafka port (--host/--port are taken from it).",
         "",
         "  --dir DIR           data directory (default: ./" + DIR_DEFAULT + ")",
         "  --port PORT         Kafka port (default " + BrokerConfig.PORT_DEFAULT + "; 0 picks a free one)",
         "  --host HOST         address to listen on and advertise (default " + BrokerConfig.HOST_DEFAULT + ")",
         "  --metrics-port PORT serve the broker's and the engine's meters at http://HOST:PORT/metrics (Prometheus)",
+        "  --node-id N         this node's id (with --peers; default 1)",
+        "  --peers LIST        the cluster's nodes, this one included: id=host:kafkaPort:raftPort,...",
+        "  --topics LIST       the cluster's topics: name:partitions,... (required with --peers)",
         "  --help              this text",
         "");
 
@@ -50,6 +58,9 @@ public final class BrokerCommand implements Command
         int port = BrokerConfig.PORT_DEFAULT;
         String host = BrokerConfig.HOST_DEFAULT;
         int metricsPort = -1;
+        int nodeId = 1;
+        String peers = null;
+        String topics = null;
         final CommandLine line = new CommandLine(args);
         while (line.next())
         {
@@ -64,14 +75,39 @@ public final class BrokerCommand implements Command
                 case "--port" -> port = port(line);
                 case "--host" -> host = line.value();
                 case "--metrics-port" -> metricsPort = port(line);
+                case "--node-id" -> nodeId = (int)Math.min(Integer.MAX_VALUE, line.longValue("a node id"));
+                case "--peers" -> peers = line.value();
+                case "--topics" -> topics = line.value();
                 default -> throw line.unknown();
             }
         }
         final BrokerConfig config;
         try
         {
-            config = BrokerConfig.builder(dir.toAbsolutePath()).host(host).port(port).metricsPort(metricsPort)
-                .build();
+            final BrokerConfig.Builder b = BrokerConfig.builder(dir.toAbsolutePath()).host(host).port(port)
+                .metricsPort(metricsPort).nodeId(nodeId);
+            if (peers != null)
+            {
+                if (topics == null)
+                {
+                    throw new UsageException("--peers needs --topics (a cluster's topics are declared on every node)");
+                }
+                final ClusterConfig cluster = new ClusterConfig(ClusterConfig.parseNodes(peers),
+                    ClusterConfig.parseTopics(topics), ClusterConfig.ELECTION_TIMEOUT_MIN_DEFAULT,
+                    ClusterConfig.ELECTION_TIMEOUT_MAX_DEFAULT);
+                final ClusterConfig.Node self = cluster.node(nodeId);
+                if (self == null)
+                {
+                    throw new UsageException("--node-id " + nodeId + " is not among --peers " + peers);
+                }
+                b.host(self.host()).port(self.kafkaPort()).cluster(cluster);
+            }
+            else if (topics != null)
+            {
+                throw new UsageException("--topics is for cluster nodes (with --peers); a single node creates topics " +
+                    "on request");
+            }
+            config = b.build();
         }
         catch (final IllegalArgumentException e)
         {
@@ -87,8 +123,10 @@ public final class BrokerCommand implements Command
             stopped.countDown();
         }, "directlog-broker-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        System.out.println("directlog broker: listening on " + broker.bootstrapServers() + " (Kafka protocol), data in " +
-            config.directory() + ", " + broker.topicCount() + " topics");
+        System.out.println("directlog broker: " + (config.cluster() == null ? "" : "node " + config.nodeId() +
+            " of a " + config.cluster().nodes().size() + "-node cluster, ") + "listening on " +
+            broker.bootstrapServers() + " (Kafka protocol), data in " + config.directory() + ", " +
+            broker.topicCount() + " topics");
         if (broker.metricsPort() >= 0)
         {
             System.out.println("directlog broker: metrics at http://" + config.host() + ":" + broker.metricsPort() +

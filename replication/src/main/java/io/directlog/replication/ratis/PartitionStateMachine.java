@@ -84,6 +84,9 @@ final class PartitionStateMachine extends BaseStateMachine
     private volatile HighWatermark highWatermark;
     /** The offset the next batch takes. Guarded by this. */
     private long nextOffset;
+    /** Told after every advance of the high watermark, on the apply thread (the broker's parked Fetches). */
+    private final java.util.concurrent.CopyOnWriteArrayList<Runnable> highWatermarkListeners =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
 
     PartitionStateMachine(final String logName, final LogStore store, final BatchStamper stamper,
         final Executor readExecutor)
@@ -344,6 +347,7 @@ final class PartitionStateMachine extends BaseStateMachine
             }
             highWatermark.advanceTo(p.nextOffset());
             updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+            tellHighWatermarkListeners();
             if (index.inMemorySize() > 2 * IN_MEMORY_POSITIONS)
             {
                 synchronized (this)
@@ -411,6 +415,27 @@ final class PartitionStateMachine extends BaseStateMachine
             }
         }
         return out;
+    }
+
+    void addHighWatermarkListener(final Runnable listener)
+    {
+        highWatermarkListeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
+    private void tellHighWatermarkListeners()
+    {
+        for (final Runnable listener : highWatermarkListeners)
+        {
+            try
+            {
+                listener.run();
+            }
+            catch (final RuntimeException e)
+            {
+                // a listener's failure is its own; the apply thread serves every partition's commits
+                LOG.warn("{}: high-watermark listener failed", getId(), e);
+            }
+        }
     }
 
     HighWatermark highWatermark()

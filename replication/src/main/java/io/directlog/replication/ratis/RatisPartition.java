@@ -122,6 +122,12 @@ final class RatisPartition implements ReplicatedPartition
     }
 
     @Override
+    public void addHighWatermarkListener(final Runnable listener)
+    {
+        stateMachine.addHighWatermarkListener(listener);
+    }
+
+    @Override
     public long highWatermark()
     {
         return stateMachine.highWatermark().value();
