@@ -284,6 +284,7 @@ class WritePathAcceptanceTest
             }
             final long flushesBefore = all.stream().mapToLong(l -> l.stats().flushes()).sum();
             syncsByThread.clear();
+            final long started = System.nanoTime();
             final ExecutorService pool = Executors.newFixedThreadPool(logs);
             try
             {
@@ -309,10 +310,11 @@ class WritePathAcceptanceTest
             {
                 pool.shutdownNow();
             }
+            final double seconds = (System.nanoTime() - started) / 1e9;
             final long logFlushes = all.stream().mapToLong(l -> l.stats().flushes()).sum() - flushesBefore;
             final long writerSyncs = syncsByThread.getOrDefault("directlog-writer", new AtomicLong()).get();
-            System.out.printf("WRITE-ACCEPTANCE shared-flush logs=%d log-flushes=%d writer-fdatasyncs=%d%n", logs,
-                logFlushes, writerSyncs);
+            System.out.printf("WRITE-ACCEPTANCE shared-flush logs=%d log-flushes=%d writer-fdatasyncs=%d appends/s=%.0f%n",
+                logs, logFlushes, writerSyncs, logs * appends / seconds);
             assertTrue(writerSyncs > 0, "no shared fdatasync on the writer: " + syncsByThread);
             assertTrue(writerSyncs < logFlushes, writerSyncs + " fdatasyncs for " + logFlushes + " log flushes");
             for (final Log log : all)
