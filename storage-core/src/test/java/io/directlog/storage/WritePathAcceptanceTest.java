@@ -253,6 +253,93 @@ class WritePathAcceptanceTest
         }
     }
 
+    /**
+     * Group commit across logs (issue 18): eight producers, each on its own DSYNC log, all logs on one writer
+     * thread. On ext4 or XFS the writer flushes the logs that flush in one duty cycle with one fdatasync, so its
+     * fdatasync calls are fewer than the logs' flushes (with one O_DSYNC write per log flush it makes none), and
+     * every record reads back.
+     */
+    @Test
+    void dsyncLogsOfOneWriterShareOneFdatasyncPerDutyCycle() throws Exception
+    {
+        Assumptions.assumeTrue(NativeIo.isAvailable(), "native I/O unavailable: " + NativeIo.unavailabilityCause());
+        final Path dir = TestDirs.create("shared-flush");
+        final ConcurrentHashMap<String, AtomicLong> syncsByThread = new ConcurrentHashMap<>();
+        NativeIo.setSyncListener(call -> syncsByThread
+            .computeIfAbsent(Thread.currentThread().getName().replaceAll("-\\d+$", ""), k -> new AtomicLong())
+            .incrementAndGet());
+        final int logs = 8;
+        final int appends = 400;
+        try (LogStore store = LogStore.open(TestStores.store(dir, TestStores.log(Durability.DSYNC)
+            .segmentSize(1 << 20).build()).writerThreads(1).build()))
+        {
+            final String fs = store.deviceInfo().fileSystemType();
+            Assumptions.assumeTrue("ext4".equals(fs) || "xfs".equals(fs), "no shared flush on " + fs);
+            final List<Log> all = new ArrayList<>();
+            for (int i = 0; i < logs; i++)
+            {
+                all.add(store.log("shared-" + i));
+                all.get(i).append(new byte[100], Durability.DSYNC).join();
+            }
+            final long flushesBefore = all.stream().mapToLong(l -> l.stats().flushes()).sum();
+            syncsByThread.clear();
+            final long started = System.nanoTime();
+            final ExecutorService pool = Executors.newFixedThreadPool(logs);
+            try
+            {
+                final List<Future<?>> done = new ArrayList<>();
+                for (int t = 0; t < logs; t++)
+                {
+                    final Log log = all.get(t);
+                    done.add(pool.submit(() ->
+                    {
+                        for (int i = 0; i < appends; i++)
+                        {
+                            log.append(payload(log.name().hashCode(), i), Durability.DSYNC).join();
+                        }
+                        return null;
+                    }));
+                }
+                for (final Future<?> f : done)
+                {
+                    f.get(120, TimeUnit.SECONDS);
+                }
+            }
+            finally
+            {
+                pool.shutdownNow();
+            }
+            final double seconds = (System.nanoTime() - started) / 1e9;
+            final long logFlushes = all.stream().mapToLong(l -> l.stats().flushes()).sum() - flushesBefore;
+            final long writerSyncs = syncsByThread.getOrDefault("directlog-writer", new AtomicLong()).get();
+            System.out.printf("WRITE-ACCEPTANCE shared-flush logs=%d log-flushes=%d writer-fdatasyncs=%d appends/s=%.0f%n",
+                logs, logFlushes, writerSyncs, logs * appends / seconds);
+            assertTrue(writerSyncs > 0, "no shared fdatasync on the writer: " + syncsByThread);
+            assertTrue(writerSyncs < logFlushes, writerSyncs + " fdatasyncs for " + logFlushes + " log flushes");
+            for (final Log log : all)
+            {
+                assertEquals(appends + 1, log.endOffset());
+                for (long at = 1; at < log.endOffset(); )
+                {
+                    try (RecordBatch batch = log.read(at, 1 << 16))
+                    {
+                        assertFalse(batch.isEmpty(), log.name() + " at " + at);
+                        for (final Record r : batch)
+                        {
+                            assertArrayEquals(payload(log.name().hashCode(), (int)at - 1), r.payloadBytes(),
+                                log.name() + " at " + at);
+                            at++;
+                        }
+                    }
+                }
+            }
+        }
+        finally
+        {
+            NativeIo.setSyncListener(null);
+        }
+    }
+
     @Test
     void directAppendPathMakesNoSyncCallAndGroupsCommits() throws Exception
     {

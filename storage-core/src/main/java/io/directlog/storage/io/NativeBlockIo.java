@@ -29,6 +29,7 @@ import org.agrona.BufferUtil;
 public final class NativeBlockIo implements BlockIo
 {
     private final int alignment;
+    private final FlushDomains flushDomains = new FlushDomains();
 
     /**
      * @param alignment the direct-I/O alignment of the store's directory.
@@ -122,6 +123,28 @@ public final class NativeBlockIo implements BlockIo
     public String describe()
     {
         return "native O_DIRECT (alignment " + alignment + ")";
+    }
+
+    /**
+     * The block device (st_dev) of {@code dir} on ext4 or XFS, where an fdatasync ends in a flush of the whole
+     * device's cache even when the synced file has nothing to commit:
+     * <ul>
+     * <li>ext4 with a journal ({@code ext4_sync_file}, {@code ext4_fsync_journal}): when the file's datasync
+     * transaction has committed already, {@code jbd2_trans_will_send_data_barrier} says no commit will flush, and
+     * ext4 calls {@code blkdev_issue_flush(sb->s_bdev)}; otherwise the commit it waits for writes its commit block
+     * with REQ_PREFLUSH, which flushes the same device (an internal journal);</li>
+     * <li>XFS ({@code xfs_file_fsync}): with no log force to do it calls {@code blkdev_issue_flush} on the data
+     * device; a log force writes its iclog with REQ_PREFLUSH.</li>
+     * </ul>
+     * A flush makes every write the device completed before it durable, whichever file it belonged to. Elsewhere
+     * (btrfs, tmpfs, overlay, NFS, FUSE, an unknown filesystem, ext4 with data=journal: {@link FlushDomains}) null:
+     * the logs there keep one O_DSYNC write each. Limits named in docs/architecture.md: ext4 with an external
+     * journal on kernels before the end of 2024, XFS realtime files.
+     */
+    @Override
+    public Object flushDomain(final Path dir) throws IOException
+    {
+        return flushDomains.of(dir);
     }
 
     private static final class NativeBlockFile implements BlockFile

@@ -2,6 +2,7 @@ package io.directlog.storage.log;
 
 import io.directlog.storage.AppendCallback;
 import io.directlog.storage.Durability;
+import io.directlog.storage.LogClosedException;
 import io.directlog.storage.writer.CallbackGuard;
 
 /**
@@ -17,6 +18,7 @@ final class Acknowledgements
     private final Visibility visibility;
     private final AckSyncGate ackGate;
     private final PendingAcks acks;
+    private final CallbackGuard callbacks;
     /** Acknowledgements held back by a sync in flight. */
     private boolean acksDeferred;
     private boolean failedAcksDrained;
@@ -28,6 +30,28 @@ final class Acknowledgements
         this.visibility = visibility;
         this.ackGate = ackGate;
         this.acks = new PendingAcks(callbacks);
+        this.callbacks = callbacks;
+    }
+
+    /**
+     * @param log the log's name, for the message.
+     * @return true when the log failed or is closed: the append is completed with why (and must not be copied).
+     */
+    boolean refusedAsStopped(final AppendCallback callback, final String log)
+    {
+        final Throwable failed = lifecycle.failure();
+        if (failed != null)
+        {
+            drainOnFailure(failed);
+            callbacks.complete(callback, -1, failed);
+            return true;
+        }
+        if (lifecycle.isClosed())
+        {
+            callbacks.complete(callback, -1, new LogClosedException("log '" + log + "' is closed"));
+            return true;
+        }
+        return false;
     }
 
     /** Queues the append of {@code length} bytes at {@code offset}. */

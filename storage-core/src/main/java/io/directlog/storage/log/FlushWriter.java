@@ -45,14 +45,9 @@ final class FlushWriter
     long write(final Segment segment, final ByteBuffer pageBytes, final int from, final int to, final boolean dsync,
         final boolean durableAsked) throws IOException
     {
-        if (dsync && rolledWithUnsyncedDirect)
+        if (dsync)
         {
-            // a DSYNC ack covers every earlier record: rolled segments' DIRECT writes must be durable too
-            for (final Segment rolled : rolledUnsynced)
-            {
-                LogSyncer.syncRolled(rolled);
-            }
-            rolledWithUnsyncedDirect = false;
+            syncRolledIfNeeded();
         }
         // a DSYNC ack also covers earlier DIRECT or MEMORY writes in this segment, which are never written
         // again: this write and a cache flush (fdatasync) instead of one write through the O_DSYNC descriptor
@@ -69,6 +64,23 @@ final class FlushWriter
         return took;
     }
 
+    /**
+     * Writes {@code [from, to)} through the plain descriptor for the writer's shared flush: the fdatasync that
+     * follows flushes the device, so it also covers this segment's earlier DIRECT writes; rolled segments holding
+     * such writes are synced first, as for any DSYNC write.
+     *
+     * @return the nanoseconds the write took.
+     */
+    long writeForSharedFlush(final Segment segment, final ByteBuffer pageBytes, final int from, final int to)
+        throws IOException
+    {
+        syncRolledIfNeeded();
+        final long started = System.nanoTime();
+        segment.directFile().write(pageBytes, from, to - from, from);
+        unsyncedDirect = false; // the shared flush comes next; if it fails, the log fails
+        return System.nanoTime() - started;
+    }
+
     /** A new segment became active; {@code rolled}: the previous one was rolled (and queued for the syncer). */
     void onNewActive(final boolean rolled)
     {
@@ -77,6 +89,19 @@ final class FlushWriter
             rolledWithUnsyncedDirect = true;
         }
         unsyncedDirect = false;
+    }
+
+    /** A DSYNC ack covers every earlier record: rolled segments' DIRECT writes must be durable too. */
+    private void syncRolledIfNeeded() throws IOException
+    {
+        if (rolledWithUnsyncedDirect)
+        {
+            for (final Segment rolled : rolledUnsynced)
+            {
+                LogSyncer.syncRolled(rolled);
+            }
+            rolledWithUnsyncedDirect = false;
+        }
     }
 
     /** Makes every write so far durable: rolled segments synced (and their write files closed), then the active. */

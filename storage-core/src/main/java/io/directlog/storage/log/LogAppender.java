@@ -59,6 +59,8 @@ final class LogAppender
     private final ConcurrentLinkedQueue<Segment> rolledUnsynced;
     private final Acknowledgements acks;
     private final FlushWriter flushWriter;
+    /** This log's part in its writer's shared flush of DSYNC writes. */
+    private final SharedFlushTurn sharedFlush;
     /** Runs this log's callbacks: what they throw is caught and counted, never reaches the writer's loop. */
     private final CallbackGuard callbacks;
     private final RecordEncoder encoder;
@@ -105,6 +107,7 @@ final class LogAppender
         this.acks = new Acknowledgements(lifecycle, visibility, parts.ackGate(), callbacks);
         this.page = new WritePage(name, context.cache(), context.pageIdleRelease().toNanos());
         this.rolls = new SegmentRoll(parts, host, page, counters);
+        this.sharedFlush = new SharedFlushTurn(parts, this);
     }
 
     /**
@@ -154,7 +157,7 @@ final class LogAppender
     void onAppend(final DirectBuffer source, final int index, final int length, final int recordCount,
         final Durability durability, final AppendCallback callback)
     {
-        if (refusedAsStopped(callback))
+        if (acks.refusedAsStopped(callback, name))
         {
             return;
         }
@@ -179,24 +182,6 @@ final class LogAppender
         {
             flush(); // bound the dirty bytes a MEMORY burst leaves behind
         }
-    }
-
-    /** @return true when the log failed or is closed: the append is completed with why, and not copied. */
-    private boolean refusedAsStopped(final AppendCallback callback)
-    {
-        final Throwable failed = lifecycle.failure();
-        if (failed != null)
-        {
-            drainOnFailure(failed);
-            callbacks.complete(callback, -1, failed);
-            return true;
-        }
-        if (lifecycle.isClosed())
-        {
-            callbacks.complete(callback, -1, new LogClosedException("log '" + name + "' is closed"));
-            return true;
-        }
-        return false;
     }
 
     /**
@@ -294,7 +279,10 @@ final class LogAppender
         if (acks.durable() > 0 || writePosition - flushedPosition >= current.flushBytes() ||
             nowNanos - firstDirtyNanos >= current.flushInterval().toNanos() || lifecycle.isClosing())
         {
-            flush();
+            if (!dsyncDue() || !sharedFlush.tryJoin())
+            {
+                flush();
+            }
             return 1;
         }
         return work;
@@ -333,7 +321,7 @@ final class LogAppender
         acks.acknowledge(writtenEndOffset);
     }
 
-    private int drainOnFailure(final Throwable failed)
+    int drainOnFailure(final Throwable failed)
     {
         return acks.drainOnFailure(failed);
     }
@@ -343,7 +331,7 @@ final class LogAppender
      * where the last write ended to the end of the last written block (the rest of that block filled as a gap; the
      * next record starts after it, so no block is written twice), then acknowledges in order.
      */
-    private void flush()
+    void flush()
     {
         if (writePosition == flushedPosition)
         {
@@ -351,43 +339,68 @@ final class LogAppender
             acknowledge();
             return;
         }
-        final Segment segment = segments.active();
-        final boolean dsync = acks.dsync() > 0 ||
+        final boolean dsync = dsyncDue();
+        if (write(dsync, false))
+        {
+            completeFlush(dsync);
+        }
+    }
+
+    /** @return true when this flush must be durable: a DSYNC append waits, or a reader of a DSYNC log does. */
+    private boolean dsyncDue()
+    {
+        return acks.dsync() > 0 ||
             visibility.demand().wantsDsyncWrite(config.get().durability(), visibility.visibleEndOffset());
+    }
+
+    /**
+     * Writes [the block where the last write ended, the end of the last copied block) of the page.
+     *
+     * @param forSharedFlush through the plain descriptor, the device flush left to the writer.
+     * @return true when written; false when the log failed (its pending appends are failed).
+     */
+    boolean write(final boolean dsync, final boolean forSharedFlush)
+    {
+        final Segment segment = segments.active();
         final int from = block.down(flushedPosition);
         final int to = Math.min(segment.capacity(), block.up(writePosition));
         try
         {
             RecordEncoder.fillGap(page.buffer(), writePosition, to);
-            final long took = flushWriter.write(segment, page.bytes(), from, to, dsync, acks.durable() > 0);
+            final long took = forSharedFlush ? flushWriter.writeForSharedFlush(segment, page.bytes(), from, to) :
+                flushWriter.write(segment, page.bytes(), from, to, dsync, acks.durable() > 0);
             counters.addFlushNanos(took);
             events.flushed(took);
         }
         catch (final IOException | RuntimeException e)
         {
             lifecycle.failStop("write of " + (to - from) + " bytes at " + from + " in " + segment.path().getFileName(), e);
-            drainOnFailure(lifecycle.failure());
-            return;
         }
         if (lifecycle.failure() != null)
         {
-            // the syncer's fdatasync failed while this write was in flight: nothing more is acknowledged
+            // this write failed, or the syncer's fdatasync failed while it was in flight: nothing more is acknowledged
             drainOnFailure(lifecycle.failure());
-            return;
+            return false;
         }
         counters.onFlush(recordsSinceFlush);
         recordsSinceFlush = 0;
         flushedPosition = writePosition;
-        writtenEndOffset = nextOffset;
         segment.maxTimestamp(lastTimestamp);
         // the syncer takes it before its fdatasync
         watermark.set(epoch, segment.sequence(), flushedPosition, nextOffset, lastRecordPosition, lastRecordOffset);
+        return true;
+    }
+
+    /** After a completed write ({@code dsync}: a durable one): what it lets readers see, then acknowledgements. */
+    void completeFlush(final boolean dsync)
+    {
+        writtenEndOffset = nextOffset;
         final Durability visibleAt = config.get().durability();
         if (visibleAt == Durability.DIRECT || (visibleAt == Durability.DSYNC && dsync))
         {
             // DIRECT logs show what was written; DSYNC logs only what a DSYNC write made durable (it also
             // rewrote or synced every earlier DIRECT write); MEMORY logs showed it at the copy
-            publishVisible(epoch, segment.sequence(), flushedPosition, nextOffset);
+            publishVisible(epoch, segments.active().sequence(), flushedPosition, nextOffset);
         }
         publishMemoryVisible();
         acknowledge();

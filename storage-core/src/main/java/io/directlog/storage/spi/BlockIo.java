@@ -91,6 +91,28 @@ public interface BlockIo
     /** @return true when writes bypass the page cache (O_DIRECT). */
     boolean isDirect();
 
+    /**
+     * Which files one {@link BlockFile#datasync()} makes durable together: the writer thread of several logs
+     * writes each log's blocks through its plain {@link FileMode#DIRECT} file, then calls {@code datasync()} on one
+     * of those files only, and acknowledges every log's DSYNC appends after it. Return a key only when that holds:
+     * for two files whose directories have equal keys, a datasync of either must make durable every write to the
+     * other that completed before it, when that write went into already written space inside the file's size (an
+     * overwrite that needs no metadata). On Linux, ext4 and XFS do: their fdatasync ends in a cache flush of the
+     * whole block device even when the file has nothing to commit, the same flush an O_DSYNC write ends in on a
+     * device without FUA. Keys are compared with {@code equals}.
+     * <p>
+     * The default, null, makes every DSYNC flush its own O_DSYNC write: always correct, one device flush per log.
+     *
+     * @param dir a log's directory.
+     * @return a key naming what one datasync flushes (the block device), or null when this I/O layer cannot promise
+     * it for files in {@code dir}.
+     * @throws IOException when the directory cannot be examined (the caller treats it as null).
+     */
+    default Object flushDomain(final Path dir) throws IOException
+    {
+        return null;
+    }
+
     /** @return a short description for logs and {@code deviceInfo()}. */
     String describe();
 

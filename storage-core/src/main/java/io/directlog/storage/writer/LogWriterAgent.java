@@ -25,7 +25,8 @@ import org.agrona.concurrent.ringbuffer.RingBuffer;
  * One writer thread and the logs pinned to it. Producers on any thread queue their records through the
  * {@link #proxy()} into a bounded many-to-one ring ({@link WriterQueue}); each duty cycle ({@link #doWork()})
  * drains it, copies each record into its log's cache page, then lets every log write what arrived meanwhile with
- * one O_DIRECT pwrite (group commit). Agrona's {@link AgentRunner} runs the duty cycle and
+ * one O_DIRECT pwrite (group commit), and the logs that want a DSYNC flush share one device flush
+ * ({@link SharedFlush}). Agrona's {@link AgentRunner} runs the duty cycle and
  * {@link WriterIdleStrategy} waits between empty ones.
  * <p>
  * The thread may pin itself to given CPUs when it starts (see {@code StoreConfig.writerCpus}): a writer woken on
@@ -60,6 +61,10 @@ public final class LogWriterAgent implements Agent
     /** Counts what the callbacks of this writer's logs throw (the logs' guards count into it). */
     private final CallbackGuard callbacks;
     private volatile WriterClient[] clients = new WriterClient[0];
+    /** The logs that want a DSYNC flush in this duty cycle, flushed together at its end (writer-owned). */
+    private final SharedFlush sharedFlush = new SharedFlush();
+    /** True while {@link #doWork()} gives the logs their turns: only then may one join the shared flush. */
+    private boolean logsTurn;
     /** Writer's counter (or a late offerer's under the drain lock), read racily. */
     private long messages;
 
@@ -189,14 +194,54 @@ public final class LogWriterAgent implements Agent
         }
         int work = ring.read(handler, MESSAGES_PER_DUTY_CYCLE);
         final long now = System.nanoTime();
-        for (final WriterClient client : clients)
+        logsTurn = true;
+        try
         {
-            if (client != null)
+            for (final WriterClient client : clients)
             {
-                work += client.onDutyCycle(now);
+                if (client != null)
+                {
+                    work += client.onDutyCycle(now);
+                }
             }
         }
-        return work;
+        finally
+        {
+            logsTurn = false;
+        }
+        // after every log's turn: the DSYNC flushes the logs asked for, one device flush for all of them
+        return work + sharedFlush.run();
+    }
+
+    /**
+     * Called by a log in its {@link WriterClient#onDutyCycle}, instead of its own DSYNC flush: the writer flushes
+     * it with the other logs that join in this cycle (see {@link SharedFlush}). Writer thread only.
+     *
+     * @param domain what one fdatasync flushes for the log's files ({@code BlockIo.flushDomain}), not null.
+     * @param member the log.
+     * @return true when joined; false outside the logs' turns of a duty cycle (a flush from a roll, a close, a
+     * test driving the log itself): then the log flushes alone, now.
+     */
+    public boolean joinSharedFlush(final Object domain, final SharedFlushMember member)
+    {
+        if (!logsTurn || Thread.currentThread() != thread)
+        {
+            return false;
+        }
+        sharedFlush.join(domain, member);
+        return true;
+    }
+
+    /** @return device flushes that covered two or more logs (writer's counter, read racily). */
+    public long sharedFlushes()
+    {
+        return sharedFlush.flushes();
+    }
+
+    /** @return logs those flushes covered (writer's counter, read racily). */
+    public long sharedFlushLogs()
+    {
+        return sharedFlush.logsCovered();
     }
 
     /**

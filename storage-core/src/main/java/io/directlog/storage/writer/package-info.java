@@ -5,7 +5,9 @@
  * returns back-pressure instead of blocking; {@link io.directlog.storage.writer.CallbackGuard} runs user
  * completions so that nothing they throw stops the writer.
  *
- * <p>A log appears here only as a {@link io.directlog.storage.writer.WriterClient}: this package depends on the
- * API's value types and exceptions, never on {@code log}, {@code internal} or the API's facade.
+ * <p>A log appears here only as a {@link io.directlog.storage.writer.WriterClient}, and as a
+ * {@link io.directlog.storage.writer.SharedFlushMember} in the one device flush the logs of a writer share per
+ * duty cycle ({@code SharedFlush}): this package depends on the API's value types and exceptions and on the
+ * block-I/O SPI, never on {@code log}, {@code internal} or the API's facade.
  */
 package io.directlog.storage.writer;

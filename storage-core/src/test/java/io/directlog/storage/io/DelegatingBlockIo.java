@@ -94,4 +94,11 @@ public abstract class DelegatingBlockIo implements BlockIo
     {
         return delegate.describe();
     }
+
+    /** Forwarded: a wrapper keeps its device's shared flush (and its faults reach the shared fdatasync). */
+    @Override
+    public Object flushDomain(final Path dir) throws IOException
+    {
+        return delegate.flushDomain(dir);
+    }
 }

@@ -25,6 +25,10 @@ import java.util.SplittableRandom;
  * unwritten extent, a size change, or any write on {@link DeviceModel#VOLATILE_CACHE}) at the file's next
  * fdatasync;</li>
  * <li>fallocate size changes: at the file's next fdatasync;</li>
+ * <li>on a device that names a flush domain ({@link SimulatedBlockIo#flushDomain(Object)}), an fdatasync of any
+ * file also flushes the device cache: every completed write of every other file that needs no metadata (into
+ * durably written space inside the durable size) becomes durable, as ext4's and XFS's fdatasync end in
+ * {@code blkdev_issue_flush}; writes that need metadata still wait for their own file's fdatasync;</li>
  * <li>create, rename, delete: at the next fsync of their directory.</li>
  * </ul>
  * The call after the crash point, when it is a write, is in flight: on every model it may land in part.
@@ -39,7 +43,10 @@ public final class CrashReplayer
     private final DeviceModel model;
     private final List<IoCall> trace;
     private final int nextInode;
+    private final Object flushDomain;
     private final HashSet<Path> dirs;
+    /** An fdatasync flushes the device cache for every file, not just its own (see the class comment). */
+    private final boolean syncFlushesDevice;
     private final Map<Path, Integer> durableNames = new HashMap<>();
     private final Map<Path, List<IoCall>> pendingDirOps = new HashMap<>();
     private final Map<Integer, DurableFile> files = new HashMap<>();
@@ -51,9 +58,22 @@ public final class CrashReplayer
      */
     public CrashReplayer(final SimulatedBlockIo io, final DeviceModel model)
     {
+        this(io, model, io.flushDomainKey() != null);
+    }
+
+    /**
+     * @param io                a device whose calls are done (its trace is taken now).
+     * @param model             the device model.
+     * @param syncFlushesDevice true: an fdatasync flushes every file's overwrites; false: its own file only (a
+     *                          device that names a flush domain it does not honour, for a test that must fail).
+     */
+    public CrashReplayer(final SimulatedBlockIo io, final DeviceModel model, final boolean syncFlushesDevice)
+    {
         this.model = model;
+        this.syncFlushesDevice = syncFlushesDevice;
         this.trace = io.trace();
         this.nextInode = io.nextInode();
+        this.flushDomain = io.flushDomainKey();
         this.dirs = new HashSet<>(io.directories());
         durableNames.putAll(io.initialNames());
         io.initialFiles().forEach((inode, f) -> files.put(inode, new DurableFile(f.copy())));
@@ -132,7 +152,14 @@ public final class CrashReplayer
                     f.pending.add(new Pending(call, allSectors(call)));
                 }
             }
-            case SYNC -> files.get(call.inode()).sync();
+            case SYNC ->
+            {
+                files.get(call.inode()).sync();
+                if (syncFlushesDevice)
+                {
+                    files.values().forEach(DurableFile::flushOverwrites);
+                }
+            }
             case SIZE ->
             {
                 final DurableFile f = files.get(call.inode());
@@ -239,7 +266,7 @@ public final class CrashReplayer
             out.size = size;
             contents.put(inode, out);
         }
-        return new CrashImage(new SimulatedBlockIo(names, contents, dirs, nextInode), faults);
+        return new CrashImage(new SimulatedBlockIo(names, contents, dirs, nextInode).flushDomain(flushDomain), faults);
     }
 
     private static void applyWithFault(final SimulatedBlockIo.SimFile out, final Pending p, final FaultProfile profile,
@@ -401,6 +428,25 @@ public final class CrashReplayer
                 {
                     p.sectors.clear((int)((from - p.call.position()) / SimulatedBlockIo.SECTOR),
                         (int)((to - p.call.position()) / SimulatedBlockIo.SECTOR));
+                }
+            }
+        }
+
+        /** The device's cache flushed: completed writes that need no metadata of this file become durable. */
+        void flushOverwrites()
+        {
+            final List<Pending> all = new ArrayList<>(pending);
+            pending.clear();
+            for (final Pending p : all)
+            {
+                final long end = p.call.position() + p.call.length();
+                if (end <= content.size && allWritten(p.call.position(), end))
+                {
+                    makeDurable(p.call, p.sectors);
+                }
+                else
+                {
+                    pending.add(p);
                 }
             }
         }

@@ -44,6 +44,8 @@ public final class SimulatedBlockIo implements BlockIo
     private final Map<Integer, SimFile> initialFiles;
     private int nextInode;
     private long misaligned;
+    /** What {@link #flushDomain} answers: null (each DSYNC flush its own), or the one device every file is on. */
+    private volatile Object flushDomain;
 
     /** An empty device. */
     public SimulatedBlockIo()
@@ -70,6 +72,32 @@ public final class SimulatedBlockIo implements BlockIo
         this.initialNames = Map.copyOf(names);
         this.initialFiles = new HashMap<>();
         files.forEach((inode, f) -> initialFiles.put(inode, f.copy()));
+    }
+
+    /**
+     * Makes this device answer {@link #flushDomain} with {@code domain} for every directory: the engine then
+     * shares one fdatasync among the logs of a writer, and {@link CrashReplayer} models each fdatasync as ext4 and
+     * XFS do it, a flush of the whole device cache (see {@link CrashReplayer}).
+     *
+     * @param domain the key, or null for the default (no shared flush; an fdatasync syncs its own file only).
+     * @return this device.
+     */
+    public SimulatedBlockIo flushDomain(final Object domain)
+    {
+        this.flushDomain = domain;
+        return this;
+    }
+
+    /** @return the key set with {@link #flushDomain(Object)}, or null. */
+    public Object flushDomainKey()
+    {
+        return flushDomain;
+    }
+
+    @Override
+    public Object flushDomain(final Path dir)
+    {
+        return flushDomain;
     }
 
     /** @return the recorded calls so far (a snapshot). */

@@ -1,0 +1,144 @@
+package io.directlog.storage.writer;
+
+import java.util.Arrays;
+
+import io.directlog.storage.spi.BlockFile;
+
+/**
+ * Group commit across the logs of one writer thread: the logs that want a DSYNC flush in a duty cycle join it
+ * ({@link #join}); at the end of the cycle ({@link #run}) each writes through its plain O_DIRECT descriptor, then
+ * one fdatasync of one of the files written flushes the device's cache for all of them, and only then does each
+ * acknowledge. N logs pay one device flush per cycle instead of N (an O_DSYNC write on a device without FUA is a
+ * write and a flush).
+ * <p>
+ * Why one fdatasync covers the other files: they share a flush domain ({@code BlockIo.flushDomain}, the block
+ * device on ext4 and XFS), whose fdatasync ends in a cache flush of the whole device, and a flush makes durable
+ * every write the device completed before it; the logs write only into space written and synced before (pre-zeroed
+ * segments), so no file needs metadata of its own committed. Logs of different domains flush separately; a log
+ * alone in its domain flushes as it did before (an O_DSYNC write, a single FUA write where the device has it).
+ * <p>
+ * A failed flush fails every log it covered (each fail-stops: nothing more acknowledged, never a retry); logs
+ * whose write failed already failed alone; the writer's other logs are not touched.
+ * <p>
+ * Not thread-safe; owned by the writer thread. Allocates nothing in the steady state.
+ */
+final class SharedFlush
+{
+    private static final System.Logger LOG = System.getLogger(SharedFlush.class.getName());
+
+    private SharedFlushMember[] members = new SharedFlushMember[16];
+    private Object[] domains = new Object[16];
+    private BlockFile[] written = new BlockFile[16];
+    private int size;
+    /** Device flushes that covered two or more logs (writer's counter, read racily). */
+    private long flushes;
+    /** Logs those flushes covered. */
+    private long logsCovered;
+
+    /** Adds a log that wants a DSYNC flush in this cycle; {@code domain} from {@code BlockIo.flushDomain}. */
+    void join(final Object domain, final SharedFlushMember member)
+    {
+        if (size == members.length)
+        {
+            members = Arrays.copyOf(members, size * 2);
+            domains = Arrays.copyOf(domains, size * 2);
+            written = Arrays.copyOf(written, size * 2);
+        }
+        members[size] = member;
+        domains[size] = domain;
+        size++;
+    }
+
+    /**
+     * Flushes every log that joined in this cycle, one domain after another (in practice one: the store's device).
+     *
+     * @return the number of logs flushed.
+     */
+    int run()
+    {
+        final int count = size;
+        for (int first = 0; first < count; first++)
+        {
+            if (domains[first] != null)
+            {
+                flushDomain(first, count);
+            }
+        }
+        Arrays.fill(members, 0, count, null);
+        Arrays.fill(written, 0, count, null);
+        size = 0;
+        return count;
+    }
+
+    /** Flushes the members from {@code first} on of {@code domains[first]}, and marks them done (domain null). */
+    private void flushDomain(final int first, final int count)
+    {
+        final Object domain = domains[first];
+        int inDomain = 0;
+        for (int i = first; i < count; i++)
+        {
+            if (domain.equals(domains[i]))
+            {
+                inDomain++;
+            }
+        }
+        if (inDomain == 1)
+        {
+            domains[first] = null;
+            members[first].flushAlone();
+            return;
+        }
+        BlockFile flushThrough = null;
+        for (int i = first; i < count; i++)
+        {
+            if (domain.equals(domains[i]))
+            {
+                written[i] = members[i].writeForSharedFlush();
+                flushThrough = written[i] != null ? written[i] : flushThrough;
+            }
+        }
+        final Throwable failure = flushThrough == null ? null : deviceFlush(flushThrough, first, count, domain);
+        for (int i = first; i < count; i++)
+        {
+            if (domain.equals(domains[i]))
+            {
+                domains[i] = null;
+                if (written[i] != null)
+                {
+                    members[i].onSharedFlush(failure);
+                }
+            }
+        }
+    }
+
+    /** @return null after the flush, else what it threw (every log it was to cover fails with it). */
+    private Throwable deviceFlush(final BlockFile file, final int first, final int count, final Object domain)
+    {
+        try
+        {
+            // fdatasync of the last file written: its device's cache flush covers every write completed before it
+            file.datasync();
+            flushes++;
+            for (int i = first; i < count; i++)
+            {
+                logsCovered += written[i] != null && domain.equals(domains[i]) ? 1 : 0;
+            }
+            return null;
+        }
+        catch (final Exception e)
+        {
+            LOG.log(System.Logger.Level.DEBUG, "shared flush through " + file.path() + " failed: " + e);
+            return e;
+        }
+    }
+
+    long flushes()
+    {
+        return flushes;
+    }
+
+    long logsCovered()
+    {
+        return logsCovered;
+    }
+}
