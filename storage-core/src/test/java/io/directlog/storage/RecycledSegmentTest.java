@@ -37,7 +37,9 @@ class RecycledSegmentTest
 
     private static LogConfig logConfig(final boolean zeroRecycled, final Duration syncInterval)
     {
-        return LogConfig.builder().segmentSize(SEGMENT).syncInterval(syncInterval).retentionBytes(2L * SEGMENT)
+        // every segment full size, so that each file retention gives back fits the next segment as it is
+        return LogConfig.builder().segmentSize(SEGMENT).initialSegmentSize(SEGMENT).syncInterval(syncInterval)
+            .retentionBytes(2L * SEGMENT)
             .preparedSegments(1).durability(Durability.DIRECT).zeroRecycledSegments(zeroRecycled).build();
     }
 

@@ -72,6 +72,9 @@ final class LogAppender
     private ByteBuffer pageBytes;
     private int writePosition;
     private int flushedPosition;
+    /** The active segment's capacity (its rung of the SegmentLadder), and the fill that asks for the next rung. */
+    private int capacity;
+    private int prepareAt = Integer.MAX_VALUE;
     private long nextOffset;
     private long lastTimestamp;
     /** The truncation epoch: bumped by each truncation, so a watermark taken before it is never published. */
@@ -132,6 +135,7 @@ final class LogAppender
             pageBytes = page.memory().byteBuffer();
             writePosition = tail.position();
             flushedPosition = writePosition;
+            onActive(active);
             active.publishEnd(writePosition, offset);
             watermark.set(new Watermark(0, active.sequence(), writePosition, offset, lastRecordPosition,
                 lastRecordOffset));
@@ -209,9 +213,9 @@ final class LogAppender
         // the block holding the last written byte is on disk: it is never written again (a crash during the
         // rewrite could garble the acknowledged records in it), so the record goes at the next block, after a gap
         final int start = writePosition == flushedPosition ? block.up(writePosition) : writePosition;
-        if (page == null || start + aligned > meta.segmentSize())
+        if (page == null || start + aligned > capacity)
         {
-            return roll(); // the segment ends at its last record, not after a gap
+            return roll(aligned); // the segment ends at its last record, not after a gap
         }
         if (start != writePosition)
         {
@@ -243,6 +247,10 @@ final class LogAppender
         lastRecordOffset = offset;
         nextOffset = offset + recordCount;
         writePosition = position + aligned;
+        if (writePosition >= prepareAt)
+        {
+            prepareAt = spares.onFilling(); // once a segment: the preparer readies the next rung while this one fills
+        }
         END_OFFSET.setRelease(this, nextOffset); // no StoreLoad fence per record: readers need only ordering
         if (recordsSinceFlush++ == 0)
         {
@@ -390,9 +398,10 @@ final class LogAppender
      * Moves to the next prepared segment: flushes and acknowledges the current one, takes a prepared file and a
      * zeroed page, writes the header into the page (it goes to disk with the first flush).
      *
+     * @param aligned the aligned length of the record the roll is for: the next segment must hold it.
      * @return null, or why the append cannot go on.
      */
-    private Throwable roll()
+    private Throwable roll(final int aligned)
     {
         if (page != null)
         {
@@ -402,41 +411,37 @@ final class LogAppender
                 return lifecycle.failure();
             }
         }
-        PreparedSegment next = spares.pollPrepared();
-        if (next == null)
+        final PreparedSegment next;
+        try
         {
-            counters.onStall();
-            try
-            {
-                next = spares.awaitPrepared();
-            }
-            catch (final SpareSegments.NoPreparedSegment e)
-            {
-                return e.why();
-            }
+            next = spares.take(aligned, counters);
+        }
+        catch (final SpareSegments.NoPreparedSegment e)
+        {
+            return e.why();
         }
         return startSegment(next);
     }
 
-    /** The second half of {@link #roll()}: makes {@code next} the active segment, sealing the previous one. */
+    /** The second half of {@link #roll(int)}: makes {@code next} the active segment, sealing the previous one. */
     private Throwable startSegment(final PreparedSegment next)
     {
         final Segment previous = segments.active();
-        final Segment segment = new Segment(host, next.sequence(), nextOffset, next.path(), meta.segmentSize(),
+        final Segment segment = new Segment(host, next.sequence(), nextOffset, next.path(), next.size(),
             block.length(), next.recycled());
-        segment.index(new SegmentIndex(meta.segmentSize()));
-        final CachePage newPage = context.cache().acquire(segment, meta.segmentSize(), true);
+        segment.index(new SegmentIndex(next.size()));
+        final CachePage newPage = context.cache().acquire(segment, next.size(), true);
         if (newPage == null)
         {
             spares.putBack(next); // keep the file for later, first in line: files are taken in sequence order
             return new MemoryBudgetExceededException("log '" + name + "' cannot get a write page of " +
-                meta.segmentSize() + " bytes: memory budget " + context.cache().pool().budget() + " bytes, " +
+                next.size() + " bytes: memory budget " + context.cache().pool().budget() + " bytes, " +
                 context.cache().pool().usedBytes() + " in use by write pages and pinned or hot pages");
         }
         segment.writeFiles(next.direct(), next.dsync());
         segment.page(newPage);
         SegmentHeaderDescriptor.write(newPage.buffer(), meta.logId(), nextOffset, next.sequence(),
-            meta.segmentSize(), block.length(), System.currentTimeMillis(),
+            next.size(), block.length(), System.currentTimeMillis(),
             next.recycled() ? SegmentHeaderDescriptor.FLAG_RECYCLED : 0);
         final CachePage previousPage = page;
         if (previous != null)
@@ -455,6 +460,7 @@ final class LogAppender
         pageBytes = newPage.memory().byteBuffer();
         writePosition = SegmentHeaderDescriptor.LENGTH;
         flushedPosition = 0;
+        onActive(segment);
         recordsSinceFlush = 0;
         lastRecordPosition = -1;
         lastRecordOffset = -1;
@@ -558,6 +564,7 @@ final class LogAppender
         pageBytes = writeTo.memory().byteBuffer();
         writePosition = position;
         flushedPosition = position;
+        onActive(target);
         nextOffset = offset;
         writtenEndOffset = offset;
         endOffset = offset;
@@ -566,6 +573,12 @@ final class LogAppender
         flushWriter.onRestart();
         recordsSinceFlush = 0;
         watermark.set(cut);
+    }
+
+    private void onActive(final Segment active)
+    {
+        capacity = active.capacity();
+        prepareAt = spares.onActive(capacity, writePosition);
     }
 
     /** @return the writer's counters (read racily by stats()). */

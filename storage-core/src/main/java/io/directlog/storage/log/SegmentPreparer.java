@@ -219,7 +219,7 @@ public final class SegmentPreparer implements AutoCloseable
     private PreparedSegment prepare(final SpareSegmentQueue log) throws IOException
     {
         final Path dir = log.directory();
-        final int size = log.segmentSize();
+        final int size = log.nextSegmentSize();
         final RecycledFile given = log.pollRecycled();
         Path tmp = given == null ? null : given.path();
         boolean reusedAsIs = false;
@@ -227,6 +227,10 @@ public final class SegmentPreparer implements AutoCloseable
         {
             try
             {
+                if (fileSize(tmp) != size)
+                {
+                    throw new IOException("its size is not the next rung's, " + size); // deleted below
+                }
                 reusedAsIs = given.reuseAsIs() && zeroHeaderBlock(tmp, size);
                 if (!reusedAsIs)
                 {
@@ -269,7 +273,7 @@ public final class SegmentPreparer implements AutoCloseable
             direct.close();
             throw e;
         }
-        return new PreparedSegment(sequence, path, direct, dsync, reusedAsIs);
+        return new PreparedSegment(sequence, path, size, direct, dsync, reusedAsIs);
     }
 
     /**
@@ -291,6 +295,14 @@ public final class SegmentPreparer implements AutoCloseable
             f.write(zeros.byteBuffer(), 0, Math.max(SegmentHeaderDescriptor.LENGTH, io.alignment()), 0);
             f.datasync();
             return true;
+        }
+    }
+
+    private long fileSize(final Path file) throws IOException
+    {
+        try (BlockFile f = io.open(file, FileMode.READ, false))
+        {
+            return f.size();
         }
     }
 
