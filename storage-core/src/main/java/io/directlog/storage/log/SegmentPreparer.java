@@ -194,7 +194,7 @@ public final class SegmentPreparer implements AutoCloseable
         {
             LOG.log(System.Logger.Level.WARNING, "cannot reserve a page for log '" + log.name() + "': " + e.getMessage());
         }
-        while (running && logs.contains(log) && !log.isClosing() && log.preparedCount() < log.preparedTarget())
+        while (running && logs.contains(log) && !log.isClosing() && log.wantsAnother())
         {
             try
             {
@@ -220,17 +220,13 @@ public final class SegmentPreparer implements AutoCloseable
     {
         final Path dir = log.directory();
         final int size = log.nextSegmentSize();
-        final RecycledFile given = log.pollRecycled();
+        final RecycledFile given = pollRecycled(log, size);
         Path tmp = given == null ? null : given.path();
         boolean reusedAsIs = false;
         if (tmp != null)
         {
             try
             {
-                if (fileSize(tmp) != size)
-                {
-                    throw new IOException("its size is not the next rung's, " + size); // deleted below
-                }
                 reusedAsIs = given.reuseAsIs() && zeroHeaderBlock(tmp, size);
                 if (!reusedAsIs)
                 {
@@ -296,6 +292,32 @@ public final class SegmentPreparer implements AutoCloseable
             f.datasync();
             return true;
         }
+    }
+
+    /**
+     * @return the first file the log gave back that has {@code size} bytes, or null; the ones of other sizes (rungs
+     *     of the segment-size ladder the log has left) are deleted on the way, so their space is free before a new
+     *     file is allocated.
+     */
+    private RecycledFile pollRecycled(final SpareSegmentQueue log, final int size)
+    {
+        RecycledFile given;
+        while ((given = log.pollRecycled()) != null)
+        {
+            try
+            {
+                if (fileSize(given.path()) == size)
+                {
+                    return given;
+                }
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                LOG.log(System.Logger.Level.DEBUG, "recycled file " + given.path() + " not readable: " + e.getMessage());
+            }
+            deleteQuietly(given.path());
+        }
+        return null;
     }
 
     private long fileSize(final Path file) throws IOException

@@ -31,6 +31,9 @@ interface SpareSegmentQueue
     /** @return how many it wants waiting now (on demand: 0 for an idle or tiny log). */
     int preparedTarget();
 
+    /** @return true when it wants one more prepared file now (fewer waiting than its target, read as one step). */
+    boolean wantsAnother();
+
     /** @return a file given back, to zero and reuse, or null. */
     RecycledFile pollRecycled();
 

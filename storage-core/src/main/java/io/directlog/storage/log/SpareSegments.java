@@ -49,6 +49,8 @@ final class SpareSegments implements SpareSegmentQueue
     private final AtomicLong recycleCounter = new AtomicLong();
     private final RecoveryRules rules;
     private volatile Throwable prepareFailure;
+    /** Makes the writer's take (file out, size in) and the preparer's "wants another" one step each. */
+    private final Object takeLock = new Object();
     /** Size of the newest file in the log's line (active or prepared), 0 for none: the next rung follows it. */
     private volatile int newestSize;
     /** The smallest size the next prepared file must have (a record bigger than the next rung), or 0. */
@@ -82,7 +84,7 @@ final class SpareSegments implements SpareSegmentQueue
     PreparedSegment pollPrepared(final int aligned)
     {
         PreparedSegment next;
-        while ((next = prepared.pollFirst()) != null && !SegmentLadder.holds(next.size(), aligned))
+        while ((next = take()) != null && !SegmentLadder.holds(next.size(), aligned))
         {
             closeQuietly(next.direct());
             closeQuietly(next.dsync());
@@ -95,6 +97,24 @@ final class SpareSegments implements SpareSegmentQueue
             wantedSize = ladder().holding(nextRung, aligned); // the file being prepared would not hold it
         }
         return next;
+    }
+
+    /**
+     * Takes the first prepared file and marks it active in one step under {@link #takeLock}, so that the preparer
+     * never sees the file gone while the log still looks as if it had no segment (and prepares one it needs not).
+     */
+    private PreparedSegment take()
+    {
+        synchronized (takeLock)
+        {
+            final PreparedSegment next = prepared.pollFirst();
+            if (next != null)
+            {
+                activeCapacity = next.size();
+                needSoon = false;
+            }
+            return next;
+        }
     }
 
     /**
@@ -333,6 +353,15 @@ final class SpareSegments implements SpareSegmentQueue
             return config.get().preparedSegments();
         }
         return needSoon ? 1 : 0;
+    }
+
+    @Override
+    public boolean wantsAnother()
+    {
+        synchronized (takeLock)
+        {
+            return prepared.size() < preparedTarget();
+        }
     }
 
     @Override
