@@ -89,6 +89,7 @@ final class SpareSegments implements SpareSegmentQueue
             closeQuietly(next.direct());
             closeQuietly(next.dsync());
             wantedSize = ladder().holding(next.size(), aligned);
+            needSoon = true; // take() cleared it for a file that is not used: the writer waits for a bigger one
             recycled.add(new RecycledFile(next.path(), false)); // blank: a crash leaves a spare behind the head
         }
         final int nextRung = ladder().next(newestSize);
