@@ -19,6 +19,10 @@ public final class LogConfig
     public static final int SEGMENT_SIZE_MAX = 1 << 30;
     /** Segments are whole blocks: 4096. */
     public static final int SEGMENT_SIZE_MULTIPLE = 4096;
+    /** A new log's first segment: 128 KiB; each next one is 4 times bigger, up to {@link #segmentSize()}. */
+    public static final int INITIAL_SEGMENT_SIZE_DEFAULT = 128 << 10;
+    /** Smallest first segment: 8 KiB, the header block and one block of records. */
+    public static final int INITIAL_SEGMENT_SIZE_MIN = 8 << 10;
     /** MEMORY appends are written once this many bytes are dirty: 1 MiB. */
     public static final int FLUSH_BYTES_DEFAULT = 1 << 20;
     /** ...or after this long: 50 ms. */
@@ -31,6 +35,7 @@ public final class LogConfig
     public static final long RETENTION_BYTES_NONE = -1;
 
     private final int segmentSize;
+    private final int initialSegmentSize;
     private final Durability durability;
     private final int flushBytes;
     private final Duration flushInterval;
@@ -43,6 +48,7 @@ public final class LogConfig
     private LogConfig(final Builder b)
     {
         segmentSize = b.segmentSize;
+        initialSegmentSize = b.initialSegmentSize;
         durability = b.durability;
         flushBytes = b.flushBytes;
         flushInterval = b.flushInterval;
@@ -68,7 +74,7 @@ public final class LogConfig
     /** @return a builder holding this configuration's values. */
     public Builder toBuilder()
     {
-        return new Builder().segmentSize(segmentSize).durability(durability).flushBytes(flushBytes)
+        return new Builder().segmentSize(segmentSize).initialSegmentSize(initialSegmentSize).durability(durability).flushBytes(flushBytes)
             .flushInterval(flushInterval).syncInterval(syncInterval).preparedSegments(preparedSegments)
             .retentionBytes(retentionBytes).retentionTime(retentionTime).zeroRecycledSegments(zeroRecycledSegments);
     }
@@ -77,6 +83,16 @@ public final class LogConfig
     public int segmentSize()
     {
         return segmentSize;
+    }
+
+    /**
+     * @return the size of a new log's first segment file; each next segment is 4 times the one before (or the
+     *     smallest such size that holds the record being appended), up to {@link #segmentSize()}, so that a log's
+     *     disk follows what it holds.
+     */
+    public int initialSegmentSize()
+    {
+        return initialSegmentSize;
     }
 
     /** @return the durability of appends that do not name one. */
@@ -138,7 +154,7 @@ public final class LogConfig
             return false;
         }
         final LogConfig c = (LogConfig)o;
-        return segmentSize == c.segmentSize && durability == c.durability && flushBytes == c.flushBytes &&
+        return segmentSize == c.segmentSize && initialSegmentSize == c.initialSegmentSize && durability == c.durability && flushBytes == c.flushBytes &&
             flushInterval.equals(c.flushInterval) && syncInterval.equals(c.syncInterval) &&
             preparedSegments == c.preparedSegments && retentionBytes == c.retentionBytes &&
             Objects.equals(retentionTime, c.retentionTime) && zeroRecycledSegments == c.zeroRecycledSegments;
@@ -147,14 +163,14 @@ public final class LogConfig
     @Override
     public int hashCode()
     {
-        return Objects.hash(segmentSize, durability, flushBytes, flushInterval, syncInterval, preparedSegments,
+        return Objects.hash(segmentSize, initialSegmentSize, durability, flushBytes, flushInterval, syncInterval, preparedSegments,
             retentionBytes, retentionTime, zeroRecycledSegments);
     }
 
     @Override
     public String toString()
     {
-        return "LogConfig{segmentSize=" + segmentSize + ", durability=" + durability + ", flushBytes=" + flushBytes +
+        return "LogConfig{segmentSize=" + segmentSize + ", initialSegmentSize=" + initialSegmentSize + ", durability=" + durability + ", flushBytes=" + flushBytes +
             ", flushInterval=" + flushInterval + ", syncInterval=" + syncInterval + ", preparedSegments=" +
             preparedSegments + ", retentionBytes=" + retentionBytes + ", retentionTime=" + retentionTime +
             ", zeroRecycledSegments=" + zeroRecycledSegments + '}';
@@ -164,6 +180,7 @@ public final class LogConfig
     public static final class Builder
     {
         private int segmentSize = SEGMENT_SIZE_DEFAULT;
+        private int initialSegmentSize = INITIAL_SEGMENT_SIZE_DEFAULT;
         private Durability durability = Durability.DSYNC;
         private int flushBytes = FLUSH_BYTES_DEFAULT;
         private Duration flushInterval = FLUSH_INTERVAL_DEFAULT;
@@ -187,6 +204,20 @@ public final class LogConfig
         public Builder segmentSize(final int bytes)
         {
             segmentSize = bytes;
+            return this;
+        }
+
+        /**
+         * The first rung of a log's segment-size ladder: a new log's first segment file has this size, each next one
+         * 4 times the one before, up to {@link #segmentSize(int)}. Equal to the segment size, every segment is full
+         * size (no ladder).
+         *
+         * @param bytes a power of two, at least 8 KiB and at most the segment size.
+         * @return this
+         */
+        public Builder initialSegmentSize(final int bytes)
+        {
+            initialSegmentSize = bytes;
             return this;
         }
 
@@ -309,6 +340,13 @@ public final class LogConfig
             {
                 throw new IllegalArgumentException("segmentSize=" + segmentSize + " must be a multiple of " +
                     SEGMENT_SIZE_MULTIPLE + " between " + SEGMENT_SIZE_MIN + " and " + SEGMENT_SIZE_MAX);
+            }
+            if (initialSegmentSize < INITIAL_SEGMENT_SIZE_MIN || initialSegmentSize > segmentSize ||
+                Integer.bitCount(initialSegmentSize) != 1)
+            {
+                throw new IllegalArgumentException("initialSegmentSize=" + initialSegmentSize + " must be a power " +
+                    "of two (a multiple of " + SEGMENT_SIZE_MULTIPLE + ") from " + INITIAL_SEGMENT_SIZE_MIN +
+                    " up to segmentSize=" + segmentSize);
             }
             if (flushBytes < 4096)
             {

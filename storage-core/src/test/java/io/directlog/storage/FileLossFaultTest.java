@@ -390,6 +390,30 @@ class FileLossFaultTest
     void aNewestSegmentTruncatedInsideTheCrashTailIsFound() throws Exception
     {
         final Image image = make("loss-truncate-tail", SEED, 100, false, true, 40);
+        truncateInsideTheCrashTail(image, "loss-truncate-tail");
+    }
+
+    /**
+     * The segment-size ladder (issue 18): the newest segment is a small rung (the 128 KiB first one, or the
+     * 512 KiB second); a file shorter than its own header's size is damage there as in a full-size segment, never
+     * a torn tail taken in silence.
+     */
+    @Test
+    void aSmallRungNewestSegmentTruncatedInsideTheCrashTailIsFound() throws Exception
+    {
+        for (final int[] shape : new int[][] {{5, 8}, {20, 12}})
+        {
+            final String name = "loss-truncate-rung-" + shape[0];
+            final Image image = make(name, SEED, shape[0], false, true, shape[1]);
+            final long size = Files.size(segments(image.logDir()).lastEntry().getValue());
+            assertTrue(size < SEGMENT, "the newest segment is a small rung: " + size + " bytes");
+            truncateInsideTheCrashTail(image, name);
+        }
+    }
+
+    /** Cuts the newest segment at every block boundary from the watermark's to its last record, opens each copy. */
+    private static void truncateInsideTheCrashTail(final Image image, final String name) throws IOException
+    {
         final TreeMap<Long, Path> segs = segments(image.logDir());
         final Path newest = segs.lastEntry().getValue();
         final long[] cp = StoreFiles.checkpoint(image.logDir());
@@ -399,12 +423,12 @@ class FileLossFaultTest
         int cases = 0;
         for (long length = Math.max(4096, fromPosition / 4096 * 4096); length < end; length += 4096)
         {
-            final Path damaged = copy(image, "loss-truncate-tail-case");
+            final Path damaged = copy(image, name + "-case");
             truncate(damaged.resolve("a").resolve(newest.getFileName()), length);
             final Image im = new Image(damaged, image.seed(), image.start(), image.acked(), true, false);
             for (final RecoveryMode mode : RecoveryMode.values())
             {
-                final Outcome out = check(im, copy(im, "loss-truncate-tail-open"), mode);
+                final Outcome out = check(im, copy(im, name + "-open"), mode);
                 cases++;
                 if (out.lost() > 0)
                 {

@@ -256,9 +256,13 @@ class RecoveryTest
     void aTornFirstHeaderWithNothingBehindItIsReusedAsAPreparedSegment() throws Exception
     {
         final Path dir = TestDirs.create("torn-header");
-        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL)))
+        // full-size segments from the first: a log keeps prepared files ahead only there (on the segment-size
+        // ladder, a log of 10 records has none); the reopen below runs on the ladder's defaults
+        try (LogStore store = LogStore.open(TestStores.store(dir, TestStores.log().initialSegmentSize(TestStores.SEGMENT)
+            .syncInterval(Duration.ofMillis(20)).build()).memoryBudget(32L << 20).build()))
         {
             append(store.log("a"), 0, 10);
+            StoreFiles.awaitCondition(() -> blankSpares(dir.resolve("a")) > 0, "a prepared spare");
         }
         final Path logDir = dir.resolve("a");
         final List<Path> segs = StoreFiles.segments(logDir);
@@ -271,6 +275,19 @@ class RecoveryTest
             assertEquals(10, log.endOffset());
             append(log, 10, 12_000); // rolls through re-zeroed files
             assertRecords(log, 0, 12_000);
+        }
+    }
+
+    private static int blankSpares(final Path logDir)
+    {
+        try
+        {
+            final List<Path> segs = StoreFiles.segments(logDir);
+            return segs.size() > 1 && StoreFiles.read(segs.get(segs.size() - 1), 0, 1)[0] == 0 ? 1 : 0;
+        }
+        catch (final java.io.IOException e)
+        {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 

@@ -34,7 +34,9 @@ final class RecycledSegments
 
     private static LogConfig logConfig(final Duration syncInterval, final boolean zeroRecycled)
     {
-        return TestStores.log(Durability.DIRECT).syncInterval(syncInterval).retentionBytes(2L * SEGMENT)
+        // every segment full size, so that each file retention gives back fits the next segment as it is
+        return TestStores.log(Durability.DIRECT).initialSegmentSize(SEGMENT).syncInterval(syncInterval)
+            .retentionBytes(2L * SEGMENT)
             .preparedSegments(1).zeroRecycledSegments(zeroRecycled).build();
     }
 

@@ -275,9 +275,9 @@ final class LogFiles
         {
             error = "sequence " + b.getLong(IndexFileDescriptor.SEQUENCE_OFFSET) + " differs from its name";
         }
-        else if (meta != null && b.getInt(IndexFileDescriptor.SEGMENT_SIZE_OFFSET) != meta.segmentSize())
+        else if (meta != null && b.getInt(IndexFileDescriptor.SEGMENT_SIZE_OFFSET) > meta.segmentSize())
         {
-            error = "segment size differs from log.meta's";
+            error = "segment size is over log.meta's"; // a rung of the segment-size ladder is at most that
         }
         final long[] offsets = new long[count];
         final long[] timestamps = new long[count];

@@ -168,10 +168,14 @@ final class StoreVerifier
         for (final SegmentScan s : log.segments)
         {
             s.open();
-            if (s.fileSize != segmentSize)
+            // the segment-size ladder: a segment is as long as its header says (the log's size at most); a blank
+            // spare, any whole number of blocks up to it
+            final boolean sized = s.headerError == null && !s.blank;
+            if (sized ? s.fileSize != s.segmentSize : s.fileSize % 4096 != 0 || s.fileSize > segmentSize)
             {
-                add(Severity.DAMAGE, log.name, name(s), -1, "the file is " + s.fileSize + " bytes; the log's segment size is " +
-                    segmentSize + (s.fileSize < segmentSize ? " (truncated)" : ""));
+                final long expected = sized ? s.segmentSize : segmentSize;
+                add(Severity.DAMAGE, log.name, name(s), -1, "the file is " + s.fileSize + " bytes; its segment size is " +
+                    expected + (s.fileSize < expected ? " (truncated)" : ""));
             }
             if (s.headerError != null)
             {
@@ -187,17 +191,17 @@ final class StoreVerifier
                     add(Severity.DAMAGE, log.name, name(s), SegmentHeaderDescriptor.LOG_ID_OFFSET,
                         "the header's log id is not log.meta's (a file of another log?)");
                 }
-                if (s.segmentSize != segmentSize)
+                if (s.segmentSize > segmentSize)
                 {
                     add(Severity.DAMAGE, log.name, name(s), SegmentHeaderDescriptor.SEGMENT_SIZE_OFFSET,
-                        "the header's segment size " + s.segmentSize + " is not log.meta's " + segmentSize);
+                        "the header's segment size " + s.segmentSize + " is over log.meta's " + segmentSize);
                 }
             }
         }
 
         // records, segment by segment
         final List<SegmentScan> used = log.usedSegments().stream()
-            .filter(s -> s.logId == log.meta.logId() && s.segmentSize == segmentSize).toList();
+            .filter(s -> s.logId == log.meta.logId() && s.segmentSize > 0 && s.segmentSize <= segmentSize).toList();
         long records = 0;
         for (int i = 0; i < used.size(); i++)
         {
@@ -399,7 +403,8 @@ final class StoreVerifier
             noteFiemapUnavailable(log, "native I/O is unavailable here: " + NativeIo.unavailabilityCause());
             return;
         }
-        final long size = log.meta.segmentSize();
+        final long size = s.segmentSize > 0 && s.segmentSize <= log.meta.segmentSize() ? s.segmentSize :
+            Math.min(s.fileSize, log.meta.segmentSize());
         try (NativeFile f = NativeFile.open(s.path, OpenFlags.READ_ONLY))
         {
             final List<Extent> extents = f.extents(0, size);

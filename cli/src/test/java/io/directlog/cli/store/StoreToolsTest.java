@@ -45,7 +45,9 @@ class StoreToolsTest
     {
         try (LogStore store = LogStore.open(config()))
         {
-            final Log log = store.log("events", LogConfig.builder().segmentSize(LogConfig.SEGMENT_SIZE_MIN).build());
+            // full-size segments: the damage cases aim at positions of a 1 MiB first segment
+            final Log log = store.log("events", LogConfig.builder().segmentSize(LogConfig.SEGMENT_SIZE_MIN)
+                .initialSegmentSize(LogConfig.SEGMENT_SIZE_MIN).build());
             CompletableFuture<Long> last = null;
             for (int i = 0; i < RECORDS; i++)
             {

@@ -112,7 +112,7 @@ final class CrashRecovery extends RecoveryStep
                 found = i;
             }
         }
-        if (found < 0 || state.position() < SegmentHeaderDescriptor.LENGTH || state.position() > meta.segmentSize())
+        if (found < 0 || state.position() < SegmentHeaderDescriptor.LENGTH || state.position() > used.get(found).capacity())
         {
             final String where = "log '" + name + "': the checkpoint's watermark (segment " + state.sequence() +
                 " position " + state.position() + " offset " + state.offset() + ") names no segment file";

@@ -78,7 +78,7 @@ public final class DefaultLog implements Log, WriterClient
         segments.restore(recovered.segments().toArray(new Segment[0]));
         segments.startOffset(recovered.startOffset());
         this.visibility = new Visibility(name);
-        this.spares = new SpareSegments(name, dir, meta.segmentSize(), context, lifecycle, settings::config,
+        this.spares = new SpareSegments(name, dir, context, lifecycle, settings::config,
             recovered.nextPrepareSequence());
         this.parts = new LogParts(name, dir, context, meta, settings::config, IoBlock.of(context.io()), lifecycle,
             segments, visibility, spares, new WatermarkCell(), new AckSyncGate(), new ConcurrentLinkedQueue<>(),
@@ -239,7 +239,7 @@ public final class DefaultLog implements Log, WriterClient
     public LogStats stats()
     {
         final AppendCounters c = appender.counters();
-        return new LogStats(appender.completed(), appender.completedBytes(), c.flushes(), c.flushedRecords(),
+        return new LogStats(appender.acks().completed(), appender.acks().completedBytes(), c.flushes(), c.flushedRecords(),
             c.flushNanos(), c.rolls(), c.stalls(), syncer.syncs(), readPath.hits(), readPath.misses(),
             spares.preparedCount(), callbacks.errors());
     }

@@ -11,7 +11,6 @@ import io.directlog.storage.Durability;
 import io.directlog.storage.LogClosedException;
 import io.directlog.storage.LogConfig;
 import io.directlog.storage.LogFullException;
-import io.directlog.storage.MemoryBudgetExceededException;
 import io.directlog.storage.cache.CachePage;
 import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.format.SegmentHeaderDescriptor;
@@ -72,6 +71,9 @@ final class LogAppender
     private final WritePage page;
     private int writePosition;
     private int flushedPosition;
+    /** The active segment's capacity (its rung of the SegmentLadder), and the fill that asks for the next rung. */
+    private int capacity;
+    private int prepareAt = Integer.MAX_VALUE;
     private long nextOffset;
     private long lastTimestamp;
     /** The truncation epoch: bumped by each truncation, so a watermark taken before it is never published. */
@@ -136,6 +138,7 @@ final class LogAppender
             }
             writePosition = tail.position();
             flushedPosition = writePosition;
+            onActive(active);
             active.publishEnd(writePosition, offset);
             watermark.set(new Watermark(0, active.sequence(), writePosition, offset, lastRecordPosition,
                 lastRecordOffset));
@@ -195,9 +198,9 @@ final class LogAppender
         // the block holding the last written byte is on disk: it is never written again (a crash during the
         // rewrite could garble the acknowledged records in it), so the record goes at the next block, after a gap
         final int start = writePosition == flushedPosition ? block.up(writePosition) : writePosition;
-        if (segments.active() == null || start + aligned > meta.segmentSize())
+        if (segments.active() == null || start + aligned > capacity)
         {
-            final Throwable rolled = roll(); // the segment ends at its last record, not after a gap
+            final Throwable rolled = roll(aligned); // the segment ends at its last record, not after a gap
             return rolled != null ? rolled : page.ensureWritable(writableEnd(writePosition + aligned));
         }
         // idle, or opened clean: a new page from the next block, which needs none of the old one's bytes
@@ -218,7 +221,7 @@ final class LogAppender
     /** @return the end of what a copy up to {@code end} writes: the record, and the gap to its block's end. */
     private int writableEnd(final int end)
     {
-        return Math.min(meta.segmentSize(), block.up(end));
+        return Math.min(capacity, block.up(end)); // within the active segment's rung
     }
 
     /**
@@ -243,6 +246,10 @@ final class LogAppender
         lastRecordOffset = offset;
         nextOffset = offset + recordCount;
         writePosition = position + aligned;
+        if (writePosition >= prepareAt)
+        {
+            prepareAt = spares.onFilling(); // once a segment: the preparer readies the next rung while this one fills
+        }
         END_OFFSET.setRelease(this, nextOffset); // no StoreLoad fence per record: readers need only ordering
         if (recordsSinceFlush++ == 0)
         {
@@ -437,9 +444,10 @@ final class LogAppender
      * Moves to the next prepared segment: flushes and acknowledges the current one, opens the next (a prepared
      * file, a new write page, its header; see {@link SegmentRoll}) and makes it the active segment.
      *
+     * @param aligned the aligned length of the record the roll is for: the next segment must hold it.
      * @return null, or why the append cannot go on.
      */
-    private Throwable roll()
+    private Throwable roll(final int aligned)
     {
         final Segment previous = segments.active();
         if (previous != null)
@@ -453,7 +461,7 @@ final class LogAppender
         final Segment segment;
         try
         {
-            segment = rolls.open(nextOffset, writableEnd(writePosition));
+            segment = rolls.open(nextOffset, writableEnd(writePosition), aligned);
         }
         catch (final SegmentRoll.Refused e)
         {
@@ -465,24 +473,17 @@ final class LogAppender
         }
         writePosition = SegmentHeaderDescriptor.LENGTH;
         flushedPosition = 0;
+        onActive(segment);
         recordsSinceFlush = 0;
         lastRecordPosition = -1;
         lastRecordOffset = -1;
-        segments.append(segment); // publish the segment before any offset in it becomes visible
-        segments.activate(segment);
-        segment.publishEnd(SegmentHeaderDescriptor.LENGTH, nextOffset);
+        rolls.activate(segment, nextOffset);
         flushWriter.onNewActive(previous != null);
         context.preparer().signal();
         return null;
     }
 
     // ---------------------------------------------------------------- for truncation and close (writer thread)
-
-    /** @return true once the log has an active segment (it rolled, or recovery found one). */
-    boolean hasActiveSegment()
-    {
-        return segments.active() != null;
-    }
 
     /** Writes what is copied and acknowledges it, waiting out a sync in flight (truncation, close). */
     void flushAndAcknowledgeNow()
@@ -566,6 +567,7 @@ final class LogAppender
         }
         writePosition = position;
         flushedPosition = position;
+        onActive(target);
         nextOffset = offset;
         writtenEndOffset = offset;
         endOffset = offset;
@@ -576,19 +578,21 @@ final class LogAppender
         watermark.set(cut);
     }
 
+    private void onActive(final Segment active)
+    {
+        capacity = active.capacity();
+        prepareAt = spares.onActive(capacity, writePosition);
+    }
+
     /** @return the writer's counters (read racily by stats()). */
     AppendCounters counters()
     {
         return counters;
     }
 
-    long completed()
+    /** @return the acknowledgements: what was completed (read racily by stats()). */
+    Acknowledgements acks()
     {
-        return acks.completed();
-    }
-
-    long completedBytes()
-    {
-        return acks.completedBytes();
+        return acks;
     }
 }

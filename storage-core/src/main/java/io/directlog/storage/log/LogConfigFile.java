@@ -138,6 +138,7 @@ public final class LogConfigFile
     {
         final StringBuilder s = new StringBuilder();
         s.append("segmentSize=").append(c.segmentSize()).append('\n');
+        s.append("initialSegmentSize=").append(c.initialSegmentSize()).append('\n');
         s.append("durability=").append(c.durability().name()).append('\n');
         s.append("flushBytes=").append(c.flushBytes()).append('\n');
         s.append("flushIntervalNanos=").append(c.flushInterval().toNanos()).append('\n');
@@ -172,6 +173,11 @@ public final class LogConfigFile
                 .preparedSegments(Integer.parseInt(required(values, "preparedSegments")))
                 .retentionBytes(Long.parseLong(required(values, "retentionBytes")))
                 .zeroRecycledSegments(Boolean.parseBoolean(required(values, "zeroRecycledSegments")));
+            final String initial = values.remove("initialSegmentSize"); // absent in files written before the ladder
+            if (initial != null)
+            {
+                b.initialSegmentSize(Integer.parseInt(initial));
+            }
             final long retention = Long.parseLong(required(values, "retentionTimeNanos"));
             b.retentionTime(retention < 0 ? null : Duration.ofNanos(retention));
             if (!values.isEmpty())

@@ -82,7 +82,8 @@ final class LogLoader
         final long started = System.nanoTime();
         io.createDirectories(dir);
         final LogMeta meta = readOrCreateMeta();
-        final LogConfig effective = config.toBuilder().segmentSize(meta.segmentSize()).build();
+        final LogConfig effective = config.toBuilder().segmentSize(meta.segmentSize())
+            .initialSegmentSize(Integer.highestOneBit(Math.min(config.initialSegmentSize(), meta.segmentSize()))).build();
         final TreeMap<Long, Path> files = listSegmentFiles();
         final LogSegmentHost host = new LogSegmentHost(context, new SegmentSet(new Segment[0]));
         final Headers headers = readHeaders(files, meta, host);
@@ -105,14 +106,15 @@ final class LogLoader
         boolean clean = state != null && state.clean() && headers.badNewest < 0 && !holeDropped;
         if (headers.badNewest >= 0)
         {
-            listCheck.checkBadNewest(files.get(headers.badNewest), headers.badNewest, headers.badReason, state, used,
-                meta.segmentSize(), meta);
+            final Path bad = files.get(headers.badNewest);
+            listCheck.checkBadNewest(bad, headers.badNewest, headers.badReason, state, used,
+                scope.alignUp((int)Math.max(align, Math.min(meta.segmentSize(), fileSize(bad)))), meta);
         }
         final long nextSequence = files.isEmpty() ? 0 : files.lastKey() + 1;
         try
         {
             clean = recoverTail(used, state, meta, clean);
-            final List<PreparedSegment> spares = sortBlankFiles(headers, files, clean, meta.segmentSize());
+            final List<PreparedSegment> spares = sortBlankFiles(headers, files, clean, SegmentLadder.of(effective));
             scope.phase("spares");
             final long millis = (System.nanoTime() - started) / 1_000_000;
             if (TRACE)
@@ -188,7 +190,8 @@ final class LogLoader
     private Headers readHeaders(final TreeMap<Long, Path> files, final LogMeta meta, final SegmentHost host)
         throws IOException
     {
-        final int size = meta.segmentSize();
+        // a segment's size is its own (header): any rung of the log's ladder, the log's segment size at most
+        final SegmentLadder ladder = new SegmentLadder(LogConfig.INITIAL_SEGMENT_SIZE_MIN, meta.segmentSize());
         final Headers headers = new Headers();
         final PageMemory header = PageMemory.allocate(SegmentHeaderDescriptor.LENGTH, align);
         try
@@ -212,9 +215,9 @@ final class LogLoader
                     invalid = "belongs to another log";
                 }
                 final int headerSize = h.getInt(SegmentHeaderDescriptor.SEGMENT_SIZE_OFFSET);
-                if (invalid == null && headerSize != size)
+                if (invalid == null && !ladder.accepts(headerSize, align))
                 {
-                    invalid = "segment size " + headerSize + " where the log's is " + size;
+                    invalid = "segment size " + headerSize + " where the log's is " + meta.segmentSize() + " at most";
                 }
                 if (invalid != null)
                 {
@@ -228,7 +231,7 @@ final class LogLoader
                     continue;
                 }
                 headers.used.add(new Segment(host, e.getKey(), h.getLong(SegmentHeaderDescriptor.BASE_OFFSET_OFFSET),
-                    e.getValue(), size, h.getInt(SegmentHeaderDescriptor.BLOCK_SIZE_OFFSET),
+                    e.getValue(), headerSize, h.getInt(SegmentHeaderDescriptor.BLOCK_SIZE_OFFSET),
                     (SegmentHeaderDescriptor.flags(h) & SegmentHeaderDescriptor.FLAG_RECYCLED) != 0));
             }
         }
@@ -265,8 +268,8 @@ final class LogLoader
                 throw new CorruptLogException("log '" + name + "': segment " + used.get(i + 1).path() +
                     " starts at offset " + nextBase + ", before its predecessor's " + s.baseOffset());
             }
-            s.publishEnd(meta.segmentSize(), nextBase);
-            s.seal(meta.segmentSize(), nextBase);
+            s.publishEnd(s.capacity(), nextBase);
+            s.seal(s.capacity(), nextBase);
         }
         return holeDropped;
     }
@@ -313,7 +316,7 @@ final class LogLoader
      * @return the spares found ready.
      */
     private List<PreparedSegment> sortBlankFiles(final Headers headers, final TreeMap<Long, Path> files,
-        final boolean clean, final int size) throws IOException
+        final boolean clean, final SegmentLadder ladder) throws IOException
     {
         final List<Segment> used = headers.used;
         final Segment active = scope.tail.active();
@@ -327,10 +330,11 @@ final class LogLoader
             {
                 io.delete(path); // a blank file behind the head cannot be used in order
             }
-            else if (clean && fileSize(path) == size && reuseSparesAsIs())
+            else if (clean && ladder.accepts(fileSize(path), align) && reuseSparesAsIs())
             {
                 // a clean close: prepared files were never written, though one made from a file retention gave
-                // back holds old records after its first block, and nothing here says which: take each as such
+                // back holds old records after its first block, and nothing here says which: take each as such;
+                // its length is its rung (a prepared file is made whole before it gets its name)
                 spares.add(open(sequence, path));
             }
             else
@@ -389,8 +393,9 @@ final class LogLoader
 
     /**
      * A log directory without {@code log.meta} whose files say a log lived there (issue 17): its identity is taken
-     * from its segment headers (each carries the log id and the segment size) and {@code log.meta} is written
-     * again, with a WARNING. Headers that disagree, or files with no header to take it from, refuse the open before
+     * from its segment headers (each carries the log id, and its own size: the log's segment size is taken as the
+     * largest of these and the config's, which came from {@code log.config} when there is one) and
+     * {@code log.meta} is written again, with a WARNING. Headers that disagree, or files with no header to take it from, refuse the open before
      * anything is written: writing a new identity would make every later open reject the old segments.
      *
      * @return the identity found, or null for a directory with no segment or checkpoint file (a new log).
@@ -427,13 +432,16 @@ final class LogLoader
                 final LogMeta m = new LogMeta(h.getLong(SegmentHeaderDescriptor.LOG_ID_OFFSET),
                     h.getInt(SegmentHeaderDescriptor.SEGMENT_SIZE_OFFSET),
                     h.getLong(SegmentHeaderDescriptor.CREATED_OFFSET));
-                if (found != null && (found.logId() != m.logId() || found.segmentSize() != m.segmentSize()))
+                if (found != null && found.logId() != m.logId())
                 {
                     throw new CorruptLogException("log '" + name + "': " + SegmentFiles.META_FILE + " is missing and " +
                         "the segment headers name more than one log (ids 0x" + Long.toHexString(found.logId()) +
                         " and 0x" + Long.toHexString(m.logId()) + "): refusing to guess its identity");
                 }
-                found = found == null || m.created() < found.created() ? m : found;
+                // segments of a ladder differ in size: the log's is at least the largest, and the config's when bigger
+                found = new LogMeta(m.logId(), Math.max(Math.max(m.segmentSize(), config.segmentSize()),
+                    found == null ? 0 : found.segmentSize()), found == null ? m.created() :
+                    Math.min(m.created(), found.created()));
             }
         }
         finally
@@ -444,7 +452,7 @@ final class LogLoader
         {
             LOG.log(System.Logger.Level.WARNING, "log '" + name + "': " + SegmentFiles.META_FILE + " is missing: " +
                 "the log's identity (id 0x" + Long.toHexString(found.logId()) + ", segment size " +
-                found.segmentSize() + ") is taken from its segment headers and the file written again");
+                found.segmentSize() + ") is taken from its segment headers and config and the file written again");
             return found;
         }
         if (files)
@@ -517,7 +525,8 @@ final class LogLoader
         final BlockFile direct = io.open(path, FileMode.DIRECT, false);
         try
         {
-            return new PreparedSegment(sequence, path, direct, io.open(path, FileMode.DIRECT_DSYNC, false), true);
+            return new PreparedSegment(sequence, path, (int)direct.size(), direct,
+                io.open(path, FileMode.DIRECT_DSYNC, false), true);
         }
         catch (final IOException e)
         {

@@ -139,7 +139,7 @@ final class LogTruncation
         {
             throw (LogFailedException)lifecycle.failure();
         }
-        if (appender.hasActiveSegment())
+        if (parts.segments().active() != null)
         {
             // appends before the truncation complete before it, as they would without a sync
             appender.flushAndAcknowledgeNow();

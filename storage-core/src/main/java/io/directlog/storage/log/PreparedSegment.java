@@ -11,11 +11,12 @@ import io.directlog.storage.spi.BlockFile;
  *
  * @param sequence the file's sequence number.
  * @param path     the file.
+ * @param size     its length: the capacity of the segment made from it (a rung of the log's SegmentLadder).
  * @param direct   its O_DIRECT descriptor.
  * @param dsync    its O_DIRECT|O_DSYNC descriptor.
  * @param recycled true when only its first block was zeroed: the rest may hold stale records of this log, all
  *                 below any offset it will be given (see SegmentHeaderDescriptor#FLAG_RECYCLED).
  */
-public record PreparedSegment(long sequence, Path path, BlockFile direct, BlockFile dsync, boolean recycled)
+public record PreparedSegment(long sequence, Path path, int size, BlockFile direct, BlockFile dsync, boolean recycled)
 {
 }

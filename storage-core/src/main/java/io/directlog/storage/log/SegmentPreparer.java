@@ -194,7 +194,7 @@ public final class SegmentPreparer implements AutoCloseable
         {
             LOG.log(System.Logger.Level.WARNING, "cannot reserve a page for log '" + log.name() + "': " + e.getMessage());
         }
-        while (running && logs.contains(log) && !log.isClosing() && log.preparedCount() < log.preparedTarget())
+        while (running && logs.contains(log) && !log.isClosing() && log.wantsAnother())
         {
             try
             {
@@ -219,8 +219,8 @@ public final class SegmentPreparer implements AutoCloseable
     private PreparedSegment prepare(final SpareSegmentQueue log) throws IOException
     {
         final Path dir = log.directory();
-        final int size = log.segmentSize();
-        final RecycledFile given = log.pollRecycled();
+        final int size = log.nextSegmentSize();
+        final RecycledFile given = pollRecycled(log, size);
         Path tmp = given == null ? null : given.path();
         boolean reusedAsIs = false;
         if (tmp != null)
@@ -269,7 +269,7 @@ public final class SegmentPreparer implements AutoCloseable
             direct.close();
             throw e;
         }
-        return new PreparedSegment(sequence, path, direct, dsync, reusedAsIs);
+        return new PreparedSegment(sequence, path, size, direct, dsync, reusedAsIs);
     }
 
     /**
@@ -291,6 +291,40 @@ public final class SegmentPreparer implements AutoCloseable
             f.write(zeros.byteBuffer(), 0, Math.max(SegmentHeaderDescriptor.LENGTH, io.alignment()), 0);
             f.datasync();
             return true;
+        }
+    }
+
+    /**
+     * @return the first file the log gave back that has {@code size} bytes, or null; the ones of other sizes (rungs
+     *     of the segment-size ladder the log has left) are deleted on the way, so their space is free before a new
+     *     file is allocated.
+     */
+    private RecycledFile pollRecycled(final SpareSegmentQueue log, final int size)
+    {
+        RecycledFile given;
+        while ((given = log.pollRecycled()) != null)
+        {
+            try
+            {
+                if (fileSize(given.path()) == size)
+                {
+                    return given;
+                }
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                LOG.log(System.Logger.Level.DEBUG, "recycled file " + given.path() + " not readable: " + e.getMessage());
+            }
+            deleteQuietly(given.path());
+        }
+        return null;
+    }
+
+    private long fileSize(final Path file) throws IOException
+    {
+        try (BlockFile f = io.open(file, FileMode.READ, false))
+        {
+            return f.size();
         }
     }
 

@@ -47,36 +47,33 @@ final class SegmentRoll
     }
 
     /**
-     * Opens the next segment: a prepared file, a growing write page from its start (the page held until now
+     * Opens the next segment: a prepared file of the next rung of the SegmentLadder, a growing write page from its start (the page held until now
      * becomes read cache, charged for the blocks below {@code heldEnd}, once the new one is had), the header in
      * the page (it goes to disk with the first flush). Not yet in the segment set.
      *
      * @param baseOffset its first record's offset.
      * @param heldEnd    the end of what the writer wrote into the page it held until now.
+     * @param aligned    the aligned length of the record the roll is for: the segment's rung must hold it.
      * @return the segment.
      * @throws Refused when no prepared file or no page could be had; the file stays first in line.
      */
-    Segment open(final long baseOffset, final int heldEnd) throws Refused
+    Segment open(final long baseOffset, final int heldEnd, final int aligned) throws Refused
     {
         final SpareSegments spares = parts.spares();
-        PreparedSegment next = spares.pollPrepared();
-        if (next == null)
+        final PreparedSegment next;
+        try
         {
-            counters.onStall();
-            try
-            {
-                next = spares.awaitPrepared();
-            }
-            catch (final SpareSegments.NoPreparedSegment e)
-            {
-                throw new Refused(e.why());
-            }
+            next = spares.take(aligned, counters); // a counted stall when none is ready
+        }
+        catch (final SpareSegments.NoPreparedSegment e)
+        {
+            throw new Refused(e.why());
         }
         final LogMeta meta = parts.meta();
         final int blockLength = parts.block().length();
-        final Segment segment = new Segment(host, next.sequence(), baseOffset, next.path(), meta.segmentSize(),
+        final Segment segment = new Segment(host, next.sequence(), baseOffset, next.path(), next.size(),
             blockLength, next.recycled());
-        segment.index(new SegmentIndex(meta.segmentSize()));
+        segment.index(new SegmentIndex(next.size()));
         final Throwable noPage = page.take(segment, 0, heldEnd);
         if (noPage != null)
         {
@@ -84,7 +81,7 @@ final class SegmentRoll
             throw new Refused(noPage);
         }
         segment.writeFiles(next.direct(), next.dsync());
-        SegmentHeaderDescriptor.write(page.buffer(), meta.logId(), baseOffset, next.sequence(), meta.segmentSize(),
+        SegmentHeaderDescriptor.write(page.buffer(), meta.logId(), baseOffset, next.sequence(), next.size(),
             blockLength, System.currentTimeMillis(), next.recycled() ? SegmentHeaderDescriptor.FLAG_RECYCLED : 0);
         return segment;
     }
@@ -109,5 +106,20 @@ final class SegmentRoll
         // segment also finds the old one here (or already synced), so its watermark's segment is synced
         parts.rolledUnsynced().add(previous);
         counters.onRoll();
+    }
+
+    /**
+     * Makes the new segment the active one: in the set before any offset in it becomes visible, then active, its
+     * end at its header.
+     *
+     * @param segment    the segment {@link #open} made.
+     * @param baseOffset its first record's offset.
+     */
+    void activate(final Segment segment, final long baseOffset)
+    {
+        final SegmentSet segments = parts.segments();
+        segments.append(segment);
+        segments.activate(segment);
+        segment.publishEnd(SegmentHeaderDescriptor.LENGTH, baseOffset);
     }
 }

@@ -19,8 +19,8 @@ interface SpareSegmentQueue
     /** @return the log's directory. */
     Path directory();
 
-    /** @return the size of its segment files. */
-    int segmentSize();
+    /** @return the size the next file prepared for it must have: the next rung of its segment-size ladder. */
+    int nextSegmentSize();
 
     /** Asks the cache to keep a zeroed page ready for the log's next roll (see PageCache.reserve). */
     void reserveWritePage();
@@ -28,8 +28,11 @@ interface SpareSegmentQueue
     /** @return prepared segments waiting now. */
     int preparedCount();
 
-    /** @return how many it wants waiting. */
+    /** @return how many it wants waiting now (on demand: 0 for an idle or tiny log). */
     int preparedTarget();
+
+    /** @return true when it wants one more prepared file now (fewer waiting than its target, read as one step). */
+    boolean wantsAnother();
 
     /** @return a file given back, to zero and reuse, or null. */
     RecycledFile pollRecycled();

@@ -951,7 +951,9 @@ class CorruptionFaultTest
     {
         return LogStore.open(StoreConfig.builder(dir).memoryBudget(32L << 20).writerThreads(1).recoveryMode(mode)
             .blockIo(io).defaultLogConfig(LogConfig.builder().segmentSize(SEGMENT).durability(Durability.DSYNC)
-                .build()).build());
+                // every segment full size: the cases aim damage at positions of SEGMENT-byte files (the ladder's
+                // small segments have their own cases in SegmentLadderRecoveryTest)
+                .initialSegmentSize(SEGMENT).build()).build());
     }
 
     private static void appendAll(final Log log, final int from, final int n, final IntUnaryOperator size)

@@ -145,7 +145,10 @@ final class PowerLossWorkload implements AutoCloseable
 
     static LogConfig config(final Durability durability)
     {
-        return LogConfig.builder().segmentSize(SEGMENT).durability(durability).flushInterval(Duration.ofHours(1))
+        // full-size segments: the workload lets the preparer run only between steps (settle), so a roll must never
+        // need a file prepared on demand at that roll, which the segment-size ladder's small logs do
+        return LogConfig.builder().segmentSize(SEGMENT).initialSegmentSize(SEGMENT).durability(durability)
+            .flushInterval(Duration.ofHours(1))
             .syncInterval(Duration.ofHours(1)).preparedSegments(1).retentionBytes(RETENTION_BYTES).build();
     }
 
