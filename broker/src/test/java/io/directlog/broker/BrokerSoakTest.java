@@ -357,21 +357,18 @@ class BrokerSoakTest
 
     private long ackedCount()
     {
-        long n = 0;
-        for (final BitSet b : acked)
-        {
-            synchronized (b)
-            {
-                n += b.cardinality();
-            }
-        }
-        return n;
+        return count(acked);
     }
 
     private long receivedCount()
     {
+        return count(received);
+    }
+
+    private static long count(final BitSet[] sets)
+    {
         long n = 0;
-        for (final BitSet b : received)
+        for (final BitSet b : sets)
         {
             synchronized (b)
             {

@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.agrona.DirectBuffer;
@@ -49,7 +48,7 @@ public final class LocalPartition implements Partition
     private final Object lock = new Object();
     private final BatchIndex batches = new BatchIndex();
     private final ProducerStateTable producers = new ProducerStateTable();
-    private final ConcurrentLinkedQueue<Runnable> appendListeners = new ConcurrentLinkedQueue<>();
+    private final AppendListeners appendListeners = new AppendListeners();
     private long nextOffset;
     private final AtomicInteger pending = new AtomicInteger();
     private volatile boolean resync;
@@ -198,16 +197,7 @@ public final class LocalPartition implements Partition
             done.complete(offset);
         }
         pending.decrementAndGet();
-        wakeListeners();
-    }
-
-    private void wakeListeners()
-    {
-        Runnable r;
-        while ((r = appendListeners.poll()) != null)
-        {
-            r.run();
-        }
+        appendListeners.wakeAll();
     }
 
     /**

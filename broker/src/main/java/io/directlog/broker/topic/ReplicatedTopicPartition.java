@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.common.errors.ApiException;
@@ -44,7 +43,7 @@ public final class ReplicatedTopicPartition implements Partition
     private final ReplicatedPartition replica;
     private final Object lock = new Object();
     private final ProducerStateTable producers = new ProducerStateTable();
-    private final ConcurrentLinkedQueue<Runnable> listeners = new ConcurrentLinkedQueue<>();
+    private final AppendListeners listeners = new AppendListeners();
     private final AtomicInteger pending = new AtomicInteger();
     /**
      * The term whose committed log the producer table reflects; -1 when it must be built again. Read and set under
@@ -62,7 +61,7 @@ public final class ReplicatedTopicPartition implements Partition
         this.topic = topic;
         this.index = index;
         this.replica = replica;
-        replica.addHighWatermarkListener(this::wakeListeners);
+        replica.addHighWatermarkListener(listeners::wakeAll);
     }
 
     @Override
@@ -268,15 +267,6 @@ public final class ReplicatedTopicPartition implements Partition
             return new NotLeaderOrFollowerException(cause.getMessage(), cause);
         }
         return new KafkaStorageException(cause.getMessage(), cause);
-    }
-
-    private void wakeListeners()
-    {
-        Runnable r;
-        while ((r = listeners.poll()) != null)
-        {
-            r.run();
-        }
     }
 
     @Override
