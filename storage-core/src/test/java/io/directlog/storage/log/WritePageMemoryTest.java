@@ -42,8 +42,9 @@ class WritePageMemoryTest
 
     private static StoreConfig.Builder store(final Path dir, final long budget, final Durability durability)
     {
-        final LogConfig log = LogConfig.builder().segmentSize(SEGMENT).preparedSegments(1).durability(durability)
-            .flushInterval(Duration.ofMillis(5)).build();
+        // every segment full size (no ladder), so that the charges these tests count are those of one segment
+        final LogConfig log = LogConfig.builder().segmentSize(SEGMENT).initialSegmentSize(SEGMENT).preparedSegments(1)
+            .durability(durability).flushInterval(Duration.ofMillis(5)).build();
         return StoreConfig.builder(dir).memoryBudget(budget).writerThreads(1).defaultLogConfig(log)
             .pageIdleRelease(NEVER_IDLE);
     }
