@@ -34,6 +34,9 @@ import org.rocksdb.WriteOptions;
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class RocksDbWalBenchmark extends AbstractBenchmarkBase
 {
+    /** Key bytes: the producer's id (4, big-endian), then its sequence (8, big-endian). */
+    public static final int KEY_BYTES = 12;
+
     @Param({ "true", "false" })
     public boolean sync;
 
@@ -71,7 +74,7 @@ public class RocksDbWalBenchmark extends AbstractBenchmarkBase
     @State(Scope.Thread)
     public static class Producer
     {
-        final byte[] key = new byte[12];
+        final byte[] key = new byte[KEY_BYTES];
         byte[] value;
         long sequence;
 

@@ -1,11 +1,14 @@
 package io.directlog.cli.bench;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
 
+import io.directlog.benchmarks.Payloads;
 import io.directlog.benchmarks.log.EngineAppendBenchmark;
 import io.directlog.benchmarks.log.EngineColdReplayBenchmark;
+import io.directlog.benchmarks.peers.RocksDbWalBenchmark;
 import io.directlog.storage.Durability;
 
 /**
@@ -34,5 +37,13 @@ class BenchMatchesJmhTest
             "budget while writing");
         assertEquals(EngineColdReplayBenchmark.READ_MEMORY_BUDGET, EngineColdReadScenario.READ_MEMORY_BUDGET,
             "budget while reading");
+    }
+
+    @Test
+    void rocksDbRowPutsRocksDbWalBenchmarksKeysAndValues()
+    {
+        assertEquals(RocksDbWalBenchmark.KEY_BYTES, RocksDbSyncScenario.KEY_BYTES, "key bytes");
+        assertEquals(Payloads.SEED, RocksDbSyncScenario.VALUE_SEED, "value seed");
+        assertArrayEquals(Payloads.random(RocksDbSyncScenario.VALUE_BYTES), RocksDbSyncScenario.value(), "value");
     }
 }
