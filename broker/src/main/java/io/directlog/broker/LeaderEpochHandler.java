@@ -1,5 +1,6 @@
 package io.directlog.broker;
 
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
 import org.apache.kafka.common.protocol.Errors;
@@ -39,11 +40,18 @@ final class LeaderEpochHandler
                     new OffsetForLeaderEpochResponseData.EpochEndOffset().setPartition(p.partition())
                         .setLeaderEpoch(-1).setEndOffset(-1);
                 final Partition partition = topic == null ? null : topic.partition(p.partition());
-                final Errors error = check(partition, p.currentLeaderEpoch());
+                Errors error = check(partition, p.currentLeaderEpoch());
                 if (error == Errors.NONE)
                 {
-                    final long[] found = partition.endOffsetForEpoch(p.leaderEpoch());
-                    r.setLeaderEpoch((int)found[0]).setEndOffset(found[1]);
+                    try
+                    {
+                        final long[] found = partition.endOffsetForEpoch(p.leaderEpoch());
+                        r.setLeaderEpoch((int)found[0]).setEndOffset(found[1]);
+                    }
+                    catch (final ApiException e)
+                    {
+                        error = Errors.forException(e); // retriable: the client asks again
+                    }
                 }
                 rt.partitions().add(r.setErrorCode(error.code()));
             }

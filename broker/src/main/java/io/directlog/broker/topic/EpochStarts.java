@@ -1,7 +1,10 @@
 package io.directlog.broker.topic;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.TreeMap;
+
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 
 import io.directlog.replication.ReplicatedBatch;
 import io.directlog.replication.ReplicatedPartition;
@@ -12,10 +15,12 @@ import io.directlog.replication.ReplicatedPartition;
  * the committed log once, then extended with each later question from where it stopped; committed batches are never
  * truncated, so what it holds stays true.
  * <p>
- * Thread-safe: one lock; a scan holds it while it reads.
+ * Thread-safe: one lock; a scan holds it while it reads (the wait for the log to be applied does not).
  */
 final class EpochStarts
 {
+    /** How long a question waits for the log to be applied before it is answered with a retriable error. */
+    private static final Duration CATCH_UP_WAIT = Duration.ofSeconds(2);
     /** Bytes read per step of a scan. */
     private static final int SCAN_BYTES = 1 << 20;
 
@@ -27,14 +32,44 @@ final class EpochStarts
      * @param replica   the partition's local replica (its leader: the answer uses its log end for the current epoch).
      * @param requested the epoch asked for.
      * @return {epoch, end offset}, see {@link LeaderEpochs#endOffsetFor}.
+     * @throws NotLeaderOrFollowerException when the log is not applied up to its end within a short wait.
      */
-    synchronized long[] endOffsetFor(final ReplicatedPartition replica, final int requested)
+    long[] endOffsetFor(final ReplicatedPartition replica, final int requested)
     {
         final int current = (int)Math.min(Integer.MAX_VALUE, replica.leaderEpoch());
         final long logEnd = replica.logEndOffset();
-        final long hw = replica.highWatermark();
-        scan(replica, hw);
-        return LeaderEpochs.endOffsetFor(starts, requested, current, logEnd, scannedTo);
+        if (requested >= 0 && requested < current)
+        {
+            awaitApplied(replica, logEnd);
+        }
+        synchronized (this)
+        {
+            scan(replica, replica.highWatermark());
+            return LeaderEpochs.endOffsetFor(starts, requested, current, logEnd, scannedTo);
+        }
+    }
+
+    /**
+     * A leader is ready once the first entry of its term is committed, which may be before the earlier terms'
+     * entries are applied here: until they are, the high watermark is below where an earlier epoch ends, and
+     * answering with it would tell a consumer its position was truncated. Everything in the log now is either such
+     * an entry or this leader's own (a leader receives no entries), so once the high watermark reaches today's log
+     * end, the batches above it are of the current epoch.
+     */
+    private static void awaitApplied(final ReplicatedPartition replica, final long logEnd)
+    {
+        try
+        {
+            if (logEnd > replica.highWatermark() && !replica.awaitHighWatermark(logEnd - 1, CATCH_UP_WAIT))
+            {
+                throw new NotLeaderOrFollowerException(replica.name() + " is applying its predecessors' log");
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new NotLeaderOrFollowerException("interrupted while waiting for " + replica.name() + " to apply");
+        }
     }
 
     private void scan(final ReplicatedPartition replica, final long hw)

@@ -89,6 +89,7 @@ public interface Partition
      * @param epoch the epoch asked for.
      * @return {the largest stored epoch at or below it, the offset where the next higher epoch starts (the log end
      *         for the current epoch)}; {-1, -1} when undefined.
+     * @throws org.apache.kafka.common.errors.ApiException a retriable Kafka error when it cannot be answered now.
      */
     long[] endOffsetForEpoch(int epoch);
 }
