@@ -22,6 +22,15 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
+import org.apache.kafka.common.requests.OffsetCommitResponse;
+import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -30,7 +39,8 @@ import org.junit.jupiter.api.Timeout;
  * the node that coordinates the group (the leader of the group's offsets partition) is stopped, and the group goes
  * on with the coordinator another node became: the same member keeps committing (its membership was replicated
  * too), and a new member starts exactly at the last committed offsets: it re-reads only what the old member read
- * without committing, and skips nothing.
+ * without committing, and skips nothing. Every node names the same coordinator, and the others answer
+ * NOT_COORDINATOR.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class ReplicatedGroupOffsetsTest
@@ -110,6 +120,52 @@ class ReplicatedGroupOffsetsTest
                 }
             }
         }
+    }
+
+    @Test
+    void onlyTheLeaderOfTheGroupsOffsetsPartitionCoordinatesIt() throws Exception
+    {
+        final String group = "placed-group";
+        try (BrokerCluster c = new BrokerCluster("group-roles", 3, Map.of(TOPIC, 1)))
+        {
+            c.startAll();
+            c.awaitLeaders(TOPIC, 1, WAIT);
+            final int coordinator = ClusterClients.coordinatorOf(c, group); // waits out the load, through Admin
+            for (int i = 0; i < c.size(); i++)
+            {
+                try (RawClient client = new RawClient(c.broker(i)))
+                {
+                    final FindCoordinatorResponseData found = ((FindCoordinatorResponse)client.call(
+                        new FindCoordinatorRequestData().setKeyType((byte)0).setCoordinatorKeys(List.of(group)),
+                        (short)4)).data();
+                    assertEquals(c.config(coordinator).nodeId(), found.coordinators().get(0).nodeId(),
+                        "node " + i + " names the leader of the group's offsets partition");
+                    final short expected = (i == coordinator ? Errors.NONE : Errors.NOT_COORDINATOR).code();
+                    assertEquals(expected, commit(client, group, 5 + i), "OffsetCommit on node " + i);
+                    final OffsetFetchResponseData fetched = ((OffsetFetchResponse)client.call(
+                        new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                            .setGroupId(group).setTopics(null))), (short)8)).data();
+                    assertEquals(expected, fetched.groups().get(0).errorCode(), "OffsetFetch on node " + i);
+                    if (i == coordinator)
+                    {
+                        assertEquals(5 + i, fetched.groups().get(0).topics().get(0).partitions().get(0)
+                            .committedOffset());
+                    }
+                }
+            }
+        }
+    }
+
+    /** A simple (memberless) commit of one offset through the wire; returns the partition's error code. */
+    private static short commit(final RawClient client, final String group, final long offset) throws Exception
+    {
+        final OffsetCommitRequestData req = new OffsetCommitRequestData().setGroupId(group)
+            .setGenerationIdOrMemberEpoch(-1).setMemberId("");
+        req.topics().add(new OffsetCommitRequestData.OffsetCommitRequestTopic().setName(TOPIC).setPartitions(List.of(
+            new OffsetCommitRequestData.OffsetCommitRequestPartition().setPartitionIndex(0).setCommittedOffset(offset)
+                .setCommittedLeaderEpoch(-1).setCommittedMetadata(""))));
+        return ((OffsetCommitResponse)client.call(req, (short)8)).data().topics().get(0).partitions().get(0)
+            .errorCode();
     }
 
     /** Polls until the records read satisfy {@code done}; fails after {@link ClusterClients#WAIT}. */
