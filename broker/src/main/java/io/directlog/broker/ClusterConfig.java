@@ -21,10 +21,19 @@ import java.util.Set;
  * @param topics             topic name to partition count, created on every node at start.
  * @param electionTimeoutMin the least Raft election timeout.
  * @param electionTimeoutMax the most; a timeout is random in [min, max].
+ * @param offsetsPartitions  how many partitions the replicated offsets topic has (Kafka's
+ *                           offsets.topic.num.partitions): a group lives in the one its id hashes to, and the leader
+ *                           of that partition is its coordinator. Every node must be given the same count.
  */
 public record ClusterConfig(List<Node> nodes, Map<String, Integer> topics, Duration electionTimeoutMin,
-                            Duration electionTimeoutMax)
+                            Duration electionTimeoutMax, int offsetsPartitions)
 {
+    /**
+     * Offsets partitions when none are asked for. Kafka's default is 50; here each is a Raft group on every node
+     * (its threads and heartbeats), and a few spread the coordinators over the nodes already.
+     */
+    public static final int OFFSETS_PARTITIONS_DEFAULT = 3;
+
     /** Raft election timeouts: a new leader is elected within about the maximum after the old one stops. */
     public static final Duration ELECTION_TIMEOUT_MIN_DEFAULT = Duration.ofMillis(1000);
     /** See {@link #ELECTION_TIMEOUT_MIN_DEFAULT}. */
@@ -70,9 +79,14 @@ public record ClusterConfig(List<Node> nodes, Map<String, Integer> topics, Durat
      * @param topics             topic name to partition count (at least 1 each).
      * @param electionTimeoutMin the least election timeout.
      * @param electionTimeoutMax the most.
+     * @param offsetsPartitions  the offsets topic's partition count, 1 to 1000.
      */
     public ClusterConfig
     {
+        if (offsetsPartitions < 1 || offsetsPartitions > 1000)
+        {
+            throw new IllegalArgumentException("the offsets topic needs 1 to 1000 partitions, got " + offsetsPartitions);
+        }
         nodes = List.copyOf(nodes);
         topics = Collections.unmodifiableMap(new LinkedHashMap<>(topics));
         Objects.requireNonNull(electionTimeoutMin, "electionTimeoutMin");
@@ -96,6 +110,20 @@ public record ClusterConfig(List<Node> nodes, Map<String, Integer> topics, Durat
                 throw new IllegalArgumentException("topic " + name + " needs 1 to 10000 partitions, got " + count);
             }
         });
+    }
+
+    /**
+     * A cluster with {@link #OFFSETS_PARTITIONS_DEFAULT} offsets partitions.
+     *
+     * @param nodes              every node, at least one, ids unique.
+     * @param topics             topic name to partition count (at least 1 each).
+     * @param electionTimeoutMin the least election timeout.
+     * @param electionTimeoutMax the most.
+     */
+    public ClusterConfig(final List<Node> nodes, final Map<String, Integer> topics, final Duration electionTimeoutMin,
+        final Duration electionTimeoutMax)
+    {
+        this(nodes, topics, electionTimeoutMin, electionTimeoutMax, OFFSETS_PARTITIONS_DEFAULT);
     }
 
     /**
@@ -172,7 +200,10 @@ public record ClusterConfig(List<Node> nodes, Map<String, Integer> topics, Durat
         return null;
     }
 
-    /** @return the node that coordinates consumer groups: the lowest id (group state is not replicated yet). */
+    /**
+     * @return the node Metadata and DescribeCluster name as controller: the lowest id (there is no metadata Raft
+     *         group yet; consumer groups are coordinated by the leaders of the offsets partitions).
+     */
     public Node coordinator()
     {
         Node lowest = nodes.get(0);

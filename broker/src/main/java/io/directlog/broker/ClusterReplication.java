@@ -11,6 +11,7 @@ import io.directlog.broker.topic.ReplicatedTopicPartition;
 import io.directlog.broker.topic.Topic;
 import io.directlog.broker.topic.TopicRegistry;
 import io.directlog.replication.BatchStamper;
+import io.directlog.replication.ReplicatedPartition;
 import io.directlog.replication.ratis.RatisReplicationNode;
 import io.directlog.storage.LogStore;
 
@@ -27,6 +28,9 @@ final class ClusterReplication implements AutoCloseable
 {
     /** How long adding a partition's group to the local Raft server may take (local only, no quorum needed). */
     private static final Duration GROUP_ADD_TIMEOUT = Duration.ofSeconds(30);
+
+    /** Offsets partitions are named this and their index. */
+    static final String OFFSETS_PARTITION_PREFIX = "__consumer_offsets-";
 
     private final ClusterConfig cluster;
     private final RatisReplicationNode node;
@@ -73,6 +77,22 @@ final class ClusterReplication implements AutoCloseable
     {
         return (topic, id, index, logName, logConfig) -> new ReplicatedTopicPartition(topic, index,
             node.partition(id + "-" + index, peers, GROUP_ADD_TIMEOUT));
+    }
+
+    /**
+     * Joins the groups of the replicated offsets topic (Kafka's {@code __consumer_offsets}): one Raft group per
+     * partition over every node, named apart from topic partitions (those are named by topic id).
+     *
+     * @return this node's replica of each offsets partition, in partition order.
+     */
+    List<ReplicatedPartition> offsetsPartitions()
+    {
+        final List<ReplicatedPartition> out = new ArrayList<>();
+        for (int i = 0; i < cluster.offsetsPartitions(); i++)
+        {
+            out.add(node.partition(OFFSETS_PARTITION_PREFIX + i, peers, GROUP_ADD_TIMEOUT));
+        }
+        return out;
     }
 
     /**

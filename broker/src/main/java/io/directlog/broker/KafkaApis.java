@@ -31,6 +31,7 @@ import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -48,7 +49,8 @@ import io.directlog.broker.topic.TopicRegistry;
 /**
  * Routes each request to its implementation, and implements the topic and cluster APIs: ApiVersions, Metadata,
  * CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs, DescribeCluster, ListOffsets, InitProducerId
- * (AlterConfigs and IncrementalAlterConfigs in {@link AlterConfigsHandler}).
+ * (AlterConfigs and IncrementalAlterConfigs in {@link AlterConfigsHandler}, OffsetForLeaderEpoch in
+ * {@link LeaderEpochHandler}).
  * Produce and Fetch live in {@link ProduceHandler} and {@link FetchHandler}, groups in {@link GroupApis}.
  * <p>
  * Requests that change topics run on the broker's admin thread (they write the metadata log and create files).
@@ -67,6 +69,7 @@ final class KafkaApis implements RequestHandler
     private final FetchHandler fetch;
     private final GroupApis groups;
     private final AlterConfigsHandler alterConfigs;
+    private final LeaderEpochHandler leaderEpochs;
 
     KafkaApis(final BrokerConfig config, final TopicRegistry topics, final Executor admin, final GroupApis groups)
     {
@@ -77,6 +80,7 @@ final class KafkaApis implements RequestHandler
         this.fetch = new FetchHandler(topics);
         this.groups = groups;
         this.alterConfigs = new AlterConfigsHandler(topics);
+        this.leaderEpochs = new LeaderEpochHandler(topics);
     }
 
     @Override
@@ -90,6 +94,8 @@ final class KafkaApis implements RequestHandler
             case PRODUCE -> produce(request, (ProduceRequestData)body);
             case FETCH -> fetch.handle(request);
             case LIST_OFFSETS -> onIo(request, () -> done(listOffsets(request.version(), (ListOffsetsRequestData)body)));
+            case OFFSET_FOR_LEADER_EPOCH -> onIo(request,
+                () -> done(leaderEpochs.handle((OffsetForLeaderEpochRequestData)body)));
             case CREATE_TOPICS -> onAdmin(() -> createTopics(request.version(), (CreateTopicsRequestData)body));
             case DELETE_TOPICS -> onAdmin(() -> deleteTopics(request.version(), (DeleteTopicsRequestData)body));
             case CREATE_PARTITIONS -> onAdmin(() -> createPartitions((CreatePartitionsRequestData)body));
@@ -474,7 +480,9 @@ final class KafkaApis implements RequestHandler
                 broker.put("log.segment.bytes", Integer.toString(config.segmentBytes()));
                 broker.put("directlog.durability", config.durability().name());
                 broker.put("default.replication.factor", Integer.toString(replicaNodes().size()));
-                broker.put("offsets.topic.replication.factor", "1"); // group state is not replicated yet
+                broker.put("offsets.topic.replication.factor", Integer.toString(replicaNodes().size()));
+                broker.put("offsets.topic.num.partitions", Integer.toString(config.cluster() == null ? 1 :
+                    config.cluster().offsetsPartitions()));
                 broker.forEach((k, v) -> addConfig(r, res, k, v, SOURCE_STATIC_BROKER, true));
             }
             else

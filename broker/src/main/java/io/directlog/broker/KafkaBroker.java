@@ -6,7 +6,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import io.directlog.broker.group.GroupApis;
-import io.directlog.broker.group.GroupCoordinator;
+import io.directlog.broker.group.GroupCoordinators;
+import io.directlog.broker.group.ReplicatedGroupLog;
 import io.directlog.broker.network.KafkaConnection;
 import io.directlog.broker.network.RequestMetrics;
 import io.directlog.broker.topic.TopicConfig;
@@ -45,7 +46,7 @@ public final class KafkaBroker implements AutoCloseable
     private final BrokerConfig config;
     private final LogStore store;
     private final TopicRegistry topics;
-    private final GroupCoordinator groups;
+    private final GroupCoordinators groups;
     private final ExecutorService admin;
     /** Kafka's request-handler pool: appends and disk reads, off the event loops (each connection a lane on it). */
     private final ExecutorService ioPool;
@@ -72,7 +73,7 @@ public final class KafkaBroker implements AutoCloseable
             .build());
         boolean started = false;
         TopicRegistry t = null;
-        GroupCoordinator g = null;
+        GroupCoordinators g = null;
         ExecutorService a = null;
         ExecutorService ioPool = null;
         EventLoopGroup boss = null;
@@ -83,17 +84,21 @@ public final class KafkaBroker implements AutoCloseable
         {
             final java.util.Map<String, String> defaults = TopicConfig.defaults(config.segmentBytes(),
                 config.durability());
+            final long initialDelay = config.initialRebalanceDelay().toMillis();
+            java.util.List<ReplicatedGroupLog> offsets = null;
             if (config.cluster() == null)
             {
                 t = new TopicRegistry(store, defaults);
+                g = GroupCoordinators.local(store, initialDelay);
             }
             else
             {
                 repl = ClusterReplication.start(config, store);
                 t = new TopicRegistry(store, defaults, repl.opener(), true);
                 repl.createDeclaredTopics(t);
+                offsets = repl.offsetsPartitions().stream().map(ReplicatedGroupLog::new).toList();
+                g = GroupCoordinators.replicated(offsets, initialDelay);
             }
-            g = new GroupCoordinator(store, config.initialRebalanceDelay().toMillis());
             a = Executors.newSingleThreadExecutor(r ->
             {
                 final Thread th = new Thread(r, "directlog-broker-admin");
@@ -103,10 +108,9 @@ public final class KafkaBroker implements AutoCloseable
             ioPool = newIoPool(config.ioThreads());
             final ExecutorService io = ioPool;
             final int[] boundPort = {-1};
-            final GroupApis groupApis = config.cluster() == null ?
-                new GroupApis(g, config.nodeId(), config.host(), () -> boundPort[0]) :
-                new GroupApis(g, config.cluster().coordinator().id(), config.cluster().coordinator().host(),
-                    () -> config.cluster().coordinator().kafkaPort());
+            final GroupApis groupApis = new GroupApis(g, config.cluster() == null ?
+                log -> new GroupApis.Address(config.nodeId(), config.host(), boundPort[0]) :
+                new OffsetsLeaders(config.cluster(), offsets));
             final KafkaApis apis = new KafkaApis(config, t, a, groupApis);
             final RequestMetrics requestMetrics = new RequestMetrics(registry);
             final TopicRegistry topicsForGauge = t;

@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.IntSupplier;
 
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
@@ -27,8 +26,9 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
 import io.directlog.broker.network.RequestContext;
 
 /**
- * The group APIs on the wire: FindCoordinator (this node coordinates every group) and the version-dependent shapes
- * of OffsetFetch (one group up to v7, a list from v8), routed to the {@link GroupCoordinator}.
+ * The group APIs on the wire: FindCoordinator (the node that leads the group's offsets partition, see
+ * {@link GroupCoordinators}) and the version-dependent shapes of OffsetFetch (one group up to v7, a list from v8),
+ * routed to the group's {@link GroupCoordinator}.
  * <p>
  * Thread-safe.
  */
@@ -36,23 +36,38 @@ public final class GroupApis
 {
     private static final byte KEY_TYPE_GROUP = 0;
 
-    private final GroupCoordinator coordinator;
-    private final int nodeId;
-    private final String host;
-    private final IntSupplier port;
+    /** Where a group's coordinator is: the node that leads the log holding it. */
+    public interface CoordinatorLocator
+    {
+        /**
+         * @param logIndex the index of a group log ({@link GroupCoordinators#partitionFor}).
+         * @return the node that coordinates its groups, or null when none is known now (an election is running).
+         */
+        Address locate(int logIndex);
+    }
 
     /**
-     * @param coordinator the coordinator.
-     * @param nodeId      this node's id.
-     * @param host        the advertised host.
-     * @param port        the bound port, once known.
+     * A coordinator's address as FindCoordinator names it.
+     *
+     * @param nodeId its node id.
+     * @param host   its advertised host.
+     * @param port   its Kafka port.
      */
-    public GroupApis(final GroupCoordinator coordinator, final int nodeId, final String host, final IntSupplier port)
+    public record Address(int nodeId, String host, int port)
     {
-        this.coordinator = coordinator;
-        this.nodeId = nodeId;
-        this.host = host;
-        this.port = port;
+    }
+
+    private final GroupCoordinators coordinators;
+    private final CoordinatorLocator locator;
+
+    /**
+     * @param coordinators this node's coordinators.
+     * @param locator      where each log's coordinator is.
+     */
+    public GroupApis(final GroupCoordinators coordinators, final CoordinatorLocator locator)
+    {
+        this.coordinators = coordinators;
+        this.locator = locator;
     }
 
     /**
@@ -66,22 +81,25 @@ public final class GroupApis
         return switch (request.header().apiKey())
         {
             case FIND_COORDINATOR -> CompletableFuture.completedFuture(findCoordinator((FindCoordinatorRequestData)body, v));
-            case JOIN_GROUP -> up(coordinator.join((JoinGroupRequestData)body, v, request.header().clientId(),
-                request.clientHost()));
-            case SYNC_GROUP -> up(coordinator.sync((SyncGroupRequestData)body, v));
-            case HEARTBEAT -> up(coordinator.heartbeat((HeartbeatRequestData)body));
-            case LEAVE_GROUP -> up(coordinator.leave((LeaveGroupRequestData)body, v));
-            case OFFSET_COMMIT -> up(coordinator.commit((OffsetCommitRequestData)body));
+            case JOIN_GROUP -> up(coordinator(((JoinGroupRequestData)body).groupId()).join((JoinGroupRequestData)body,
+                v, request.header().clientId(), request.clientHost()));
+            case SYNC_GROUP -> up(coordinator(((SyncGroupRequestData)body).groupId()).sync((SyncGroupRequestData)body, v));
+            case HEARTBEAT -> up(coordinator(((HeartbeatRequestData)body).groupId())
+                .heartbeat((HeartbeatRequestData)body));
+            case LEAVE_GROUP -> up(coordinator(((LeaveGroupRequestData)body).groupId())
+                .leave((LeaveGroupRequestData)body, v));
+            case OFFSET_COMMIT -> up(coordinator(((OffsetCommitRequestData)body).groupId())
+                .commit((OffsetCommitRequestData)body));
             case OFFSET_FETCH -> offsetFetch((OffsetFetchRequestData)body, v);
-            case DESCRIBE_GROUPS -> up(coordinator.describe(((DescribeGroupsRequestData)body).groups())
+            case DESCRIBE_GROUPS -> up(coordinators.describe(((DescribeGroupsRequestData)body).groups())
                 .thenApply(groups ->
                 {
                     final DescribeGroupsResponseData resp = new DescribeGroupsResponseData();
                     resp.groups().addAll(groups);
                     return resp;
                 }));
-            case LIST_GROUPS -> up(coordinator.list((ListGroupsRequestData)body));
-            case DELETE_GROUPS -> up(coordinator.delete(((DeleteGroupsRequestData)body).groupsNames()));
+            case LIST_GROUPS -> up(coordinators.list((ListGroupsRequestData)body));
+            case DELETE_GROUPS -> up(coordinators.delete(((DeleteGroupsRequestData)body).groupsNames()));
             default -> CompletableFuture.failedFuture(new UnsupportedVersionException(
                 "API " + request.header().apiKey() + " is not served"));
         };
@@ -92,23 +110,33 @@ public final class GroupApis
         return f.thenApply(m -> m);
     }
 
+    private GroupCoordinator coordinator(final String groupId)
+    {
+        return coordinators.forGroup(groupId);
+    }
+
     private FindCoordinatorResponseData findCoordinator(final FindCoordinatorRequestData req, final short version)
     {
         final FindCoordinatorResponseData resp = new FindCoordinatorResponseData();
         if (version < 4)
         {
-            final Errors e = req.keyType() == KEY_TYPE_GROUP ? Errors.NONE : Errors.COORDINATOR_NOT_AVAILABLE;
-            return resp.setErrorCode(e.code()).setNodeId(e == Errors.NONE ? nodeId : -1)
-                .setHost(e == Errors.NONE ? host : "").setPort(e == Errors.NONE ? port.getAsInt() : -1);
+            final FindCoordinatorResponseData.Coordinator c = locate(req.keyType(), req.key());
+            return resp.setErrorCode(c.errorCode()).setNodeId(c.nodeId()).setHost(c.host()).setPort(c.port());
         }
         for (final String key : req.coordinatorKeys())
         {
-            final Errors e = req.keyType() == KEY_TYPE_GROUP ? Errors.NONE : Errors.COORDINATOR_NOT_AVAILABLE;
-            resp.coordinators().add(new FindCoordinatorResponseData.Coordinator().setKey(key).setErrorCode(e.code())
-                .setNodeId(e == Errors.NONE ? nodeId : -1).setHost(e == Errors.NONE ? host : "")
-                .setPort(e == Errors.NONE ? port.getAsInt() : -1));
+            resp.coordinators().add(locate(req.keyType(), key));
         }
         return resp;
+    }
+
+    /** The coordinator of one key: groups only (transactions are not served). */
+    private FindCoordinatorResponseData.Coordinator locate(final byte keyType, final String key)
+    {
+        final Address a = keyType == KEY_TYPE_GROUP ? locator.locate(coordinators.partitionFor(key)) : null;
+        final Errors e = a == null ? Errors.COORDINATOR_NOT_AVAILABLE : Errors.NONE;
+        return new FindCoordinatorResponseData.Coordinator().setKey(key).setErrorCode(e.code())
+            .setNodeId(a == null ? -1 : a.nodeId()).setHost(a == null ? "" : a.host()).setPort(a == null ? -1 : a.port());
     }
 
     private CompletableFuture<ApiMessage> offsetFetch(final OffsetFetchRequestData req, final short version)
@@ -117,10 +145,14 @@ public final class GroupApis
         {
             final Map<String, List<Integer>> asked = asked(req.topics() == null ? null : req.topics().stream()
                 .map(t -> Map.entry(t.name(), t.partitionIndexes())).toList());
-            return coordinator.fetchOffsets(req.groupId(), asked).thenApply(found ->
+            return coordinator(req.groupId()).fetchOffsets(req.groupId(), asked).thenApply(found ->
             {
                 final OffsetFetchResponseData resp = new OffsetFetchResponseData().setErrorCode(Errors.NONE.code());
-                found.forEach((topic, parts) ->
+                if (found.error() != Errors.NONE)
+                {
+                    return refusedV7(resp, asked, found.error(), version);
+                }
+                found.offsets().forEach((topic, parts) ->
                 {
                     final OffsetFetchResponseData.OffsetFetchResponseTopic t =
                         new OffsetFetchResponseData.OffsetFetchResponseTopic().setName(topic);
@@ -141,17 +173,46 @@ public final class GroupApis
             resp.groups().add(rg);
             final Map<String, List<Integer>> asked = asked(g.topics() == null ? null : g.topics().stream()
                 .map(t -> Map.entry(t.name(), t.partitionIndexes())).toList());
-            all.add(coordinator.fetchOffsets(g.groupId(), asked).thenAccept(found -> found.forEach((topic, parts) ->
+            all.add(coordinator(g.groupId()).fetchOffsets(g.groupId(), asked).thenAccept(found ->
             {
-                final OffsetFetchResponseData.OffsetFetchResponseTopics t =
-                    new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(topic);
-                parts.forEach((p, c) -> t.partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartitions()
-                    .setPartitionIndex(p).setCommittedOffset(c.offset()).setCommittedLeaderEpoch(c.leaderEpoch())
-                    .setMetadata(c.metadata()).setErrorCode(Errors.NONE.code())));
-                rg.topics().add(t);
-            })));
+                rg.setErrorCode(found.error().code());
+                found.offsets().forEach((topic, parts) ->
+                {
+                    final OffsetFetchResponseData.OffsetFetchResponseTopics t =
+                        new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(topic);
+                    parts.forEach((p, c) -> t.partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                        .setPartitionIndex(p).setCommittedOffset(c.offset()).setCommittedLeaderEpoch(c.leaderEpoch())
+                        .setMetadata(c.metadata()).setErrorCode(Errors.NONE.code())));
+                    rg.topics().add(t);
+                });
+            }));
         }
         return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).thenApply(v -> resp);
+    }
+
+    /**
+     * OffsetFetch up to v7 when this node does not coordinate the group: the error at the top (v2+) and on every
+     * partition asked for (v1 has no top-level error).
+     */
+    private static OffsetFetchResponseData refusedV7(final OffsetFetchResponseData resp,
+        final Map<String, List<Integer>> asked, final Errors error, final short version)
+    {
+        if (version >= 2)
+        {
+            resp.setErrorCode(error.code());
+        }
+        if (asked != null)
+        {
+            asked.forEach((topic, parts) ->
+            {
+                final OffsetFetchResponseData.OffsetFetchResponseTopic t =
+                    new OffsetFetchResponseData.OffsetFetchResponseTopic().setName(topic);
+                parts.forEach(p -> t.partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartition()
+                    .setPartitionIndex(p).setCommittedOffset(-1).setMetadata("").setErrorCode(error.code())));
+                resp.topics().add(t);
+            });
+        }
+        return resp;
     }
 
     private static Map<String, List<Integer>> asked(final List<Map.Entry<String, List<Integer>>> topics)

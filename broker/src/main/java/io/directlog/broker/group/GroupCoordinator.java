@@ -7,9 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
@@ -27,8 +28,6 @@ import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
-
-import io.directlog.storage.LogStore;
 
 /**
  * The classic-protocol group coordinator: JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch
@@ -57,9 +56,16 @@ import io.directlog.storage.LogStore;
  * A known member's JoinGroup in a stable group starts a rebalance when it is the leader or its protocols changed;
  * a follower with unchanged protocols gets the current generation back at once, as in Kafka.
  * <p>
- * Thread-safe: every operation runs on the coordinator's own thread; public methods return futures.
+ * Coordination (Kafka's model): the coordinator serves the groups of one {@link GroupLog}. In a cluster that is a
+ * partition of the replicated offsets topic and this node serves its groups only while it leads it: otherwise every
+ * request answers NOT_COORDINATOR; when it becomes the leader (a new epoch) it reads the committed log again
+ * ({@link GroupReplay}) and answers COORDINATOR_LOAD_IN_PROGRESS until that is done. A commit is acknowledged once
+ * the log holds it durably (replicated: committed by a majority).
+ * <p>
+ * Thread-safe: every operation runs on the node's group thread (shared by its coordinators, see
+ * {@link GroupCoordinators}); public methods return futures.
  */
-public final class GroupCoordinator implements AutoCloseable
+public final class GroupCoordinator
 {
     /** Kafka's group.min.session.timeout.ms and group.max.session.timeout.ms. */
     static final int MIN_SESSION_TIMEOUT_MS = 6_000;
@@ -75,90 +81,62 @@ public final class GroupCoordinator implements AutoCloseable
     private final OffsetLog offsetLog;
     private final long initialDelayMs;
     private final Map<String, Group> groups = new HashMap<>();
+    private final GroupOwnership ownership;
 
     /**
-     * Opens the coordinator and replays the groups' log.
-     *
-     * @param store          the store holding the groups' log.
+     * @param log            the groups' log.
      * @param initialDelayMs Kafka's group.initial.rebalance.delay.ms.
+     * @param thread         the thread every operation runs on (a node's coordinators share it; the caller owns it).
+     * @param loader         where loads read the log (they block; the caller owns it).
+     * @param loadNow        true to load the log here, before serving (a single node's log, always coordinated
+     *                       here); false to load when this node becomes the log's coordinator.
      */
-    public GroupCoordinator(final LogStore store, final long initialDelayMs)
+    GroupCoordinator(final GroupLog log, final long initialDelayMs, final ScheduledExecutorService thread,
+        final Executor loader, final boolean loadNow)
     {
-        this.offsetLog = new OffsetLog(store);
+        this.offsetLog = new OffsetLog(log);
         this.initialDelayMs = initialDelayMs;
-        this.thread = Executors.newSingleThreadScheduledExecutor(r ->
-        {
-            final Thread t = new Thread(r, "directlog-group-coordinator");
-            t.setDaemon(true);
-            return t;
-        });
-        offsetLog.replay(new OffsetLog.Visitor()
+        this.thread = thread;
+        this.ownership = new GroupOwnership(offsetLog, loader, thread, new GroupOwnership.Owner()
         {
             @Override
-            public void onCommit(final String group, final OffsetLog.Commit c)
+            public void install(final Map<String, Group> loaded)
             {
-                groups.computeIfAbsent(group, Group::new).offsets.put(new Group.TopicPartition(c.topic(), c.partition()), c);
+                groups.clear();
+                groups.putAll(loaded);
             }
 
             @Override
-            public void onGroup(final String group, final String protocolType, final int generation,
-                final String protocolName)
+            public void drop()
             {
-                // a rebalance started (or the group emptied): members stored before it are gone
-                final Group g = groups.computeIfAbsent(group, Group::new);
-                g.protocolType = protocolType.isEmpty() ? null : protocolType;
-                g.generation = generation;
-                g.members.clear();
-                g.staticMembers.clear();
-                g.state = Group.State.EMPTY;
-                g.protocolName = null;
-                g.leaderId = null;
-            }
-
-            @Override
-            public void onMembers(final String group, final OffsetLog.Membership m)
-            {
-                final Group g = groups.computeIfAbsent(group, Group::new);
-                g.protocolType = m.protocolType().isEmpty() ? null : m.protocolType();
-                g.generation = m.generation();
-                g.protocolName = m.protocolName();
-                g.leaderId = m.leaderId();
-                g.members.clear();
-                g.staticMembers.clear();
-                for (final OffsetLog.StoredMember sm : m.members())
-                {
-                    final Member member = new Member(sm.memberId(), sm.instanceId(), sm.clientId(), sm.clientHost());
-                    member.sessionTimeoutMs = sm.sessionTimeoutMs();
-                    member.rebalanceTimeoutMs = sm.rebalanceTimeoutMs();
-                    member.protocols = new ArrayList<>(List.of(new Member.Protocol(m.protocolName(), sm.metadata())));
-                    member.assignment = sm.assignment();
-                    g.members.put(sm.memberId(), member);
-                    if (sm.instanceId() != null)
-                    {
-                        g.staticMembers.put(sm.instanceId(), sm.memberId());
-                    }
-                }
-                g.state = g.hasMembers() ? Group.State.STABLE : Group.State.EMPTY;
-            }
-
-            @Override
-            public void onDelete(final String group)
-            {
-                groups.remove(group);
+                unload();
             }
         });
-        final long now = System.nanoTime();
-        groups.values().forEach(g -> g.members.values().forEach(m -> m.touch(now))); // sessions restart
-        thread.scheduleWithFixedDelay(this::expireSessions, SWEEP_INTERVAL_MS, SWEEP_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        if (loadNow)
+        {
+            ownership.loadNow();
+        }
+        thread.scheduleWithFixedDelay(this::sweep, SWEEP_INTERVAL_MS, SWEEP_INTERVAL_MS, TimeUnit.MILLISECONDS);
     }
 
-    private <T> CompletableFuture<T> onThread(final Supplier<CompletableFuture<T>> task)
+    /**
+     * Runs an operation on the thread once this node coordinates the log's groups with their state loaded;
+     * otherwise answers at once with {@code refused} of the reason ({@link GroupOwnership#check}).
+     */
+    private <T> CompletableFuture<T> onThread(final Function<Errors, T> refused,
+        final Supplier<CompletableFuture<T>> task)
     {
         final CompletableFuture<T> result = new CompletableFuture<>();
         thread.execute(() ->
         {
             try
             {
+                final Errors owner = ownership.check();
+                if (owner != Errors.NONE)
+                {
+                    result.complete(refused.apply(owner));
+                    return;
+                }
                 task.get().whenComplete((v, e) ->
                 {
                     if (e != null)
@@ -179,6 +157,49 @@ public final class GroupCoordinator implements AutoCloseable
         return result;
     }
 
+    /** Drops every group's state (this node lost the lead): parked joins and syncs answer NOT_COORDINATOR. */
+    private void unload()
+    {
+        for (final Group g : groups.values())
+        {
+            if (g.joinTimer != null)
+            {
+                g.joinTimer.cancel(false);
+                g.joinTimer = null;
+            }
+            for (final Member m : g.members.values())
+            {
+                if (m.join != null)
+                {
+                    m.join.complete(joinError(Errors.NOT_COORDINATOR, m.memberId));
+                    m.join = null;
+                }
+                if (m.sync != null)
+                {
+                    m.sync.complete(syncError(Errors.NOT_COORDINATOR));
+                    m.sync = null;
+                }
+            }
+        }
+        groups.clear();
+    }
+
+    private void sweep()
+    {
+        try
+        {
+            if (ownership.check() == Errors.NONE)
+            {
+                expireSessions();
+            }
+        }
+        catch (final RuntimeException e)
+        {
+            // a failed sweep must not end the schedule (a periodic task that throws is never run again)
+            LOG.log(System.Logger.Level.WARNING, "group sweep of " + offsetLog.log() + " failed", e);
+        }
+    }
+
     // ---------------------------------------------------------------- JoinGroup
 
     /**
@@ -191,7 +212,7 @@ public final class GroupCoordinator implements AutoCloseable
     public CompletableFuture<JoinGroupResponseData> join(final JoinGroupRequestData req, final short version,
         final String clientId, final String clientHost)
     {
-        return onThread(() -> doJoin(req, version, clientId, clientHost));
+        return onThread(e -> joinError(e, req.memberId()), () -> doJoin(req, version, clientId, clientHost));
     }
 
     private static JoinGroupResponseData joinError(final Errors error, final String memberId)
@@ -541,7 +562,10 @@ public final class GroupCoordinator implements AutoCloseable
      */
     public CompletableFuture<SyncGroupResponseData> sync(final SyncGroupRequestData req, final short version)
     {
-        return onThread(() ->
+        // while loading, the rebalance this sync belongs to is lost: the member rejoins (Kafka's answer; older
+        // clients do not expect COORDINATOR_LOAD_IN_PROGRESS here)
+        return onThread(e -> syncError(e == Errors.COORDINATOR_LOAD_IN_PROGRESS ? Errors.REBALANCE_IN_PROGRESS : e),
+            () ->
         {
             final Group g = groups.get(req.groupId());
             if (g != null && g.isFenced(req.groupInstanceId(), req.memberId()))
@@ -622,7 +646,9 @@ public final class GroupCoordinator implements AutoCloseable
      */
     public CompletableFuture<HeartbeatResponseData> heartbeat(final HeartbeatRequestData req)
     {
-        return onThread(() ->
+        // while loading, Kafka answers heartbeats blindly: the member's session is restarted by the load anyway
+        return onThread(e -> new HeartbeatResponseData().setErrorCode(
+            (e == Errors.COORDINATOR_LOAD_IN_PROGRESS ? Errors.NONE : e).code()), () ->
         {
             final Group g = groups.get(req.groupId());
             final Member m = g == null ? null : g.members.get(req.memberId());
@@ -655,7 +681,7 @@ public final class GroupCoordinator implements AutoCloseable
      */
     public CompletableFuture<LeaveGroupResponseData> leave(final LeaveGroupRequestData req, final short version)
     {
-        return onThread(() ->
+        return onThread(e -> new LeaveGroupResponseData().setErrorCode(e.code()), () ->
         {
             final Group g = groups.get(req.groupId());
             final LeaveGroupResponseData resp = new LeaveGroupResponseData().setErrorCode(Errors.NONE.code());
@@ -767,7 +793,7 @@ public final class GroupCoordinator implements AutoCloseable
      */
     public CompletableFuture<OffsetCommitResponseData> commit(final OffsetCommitRequestData req)
     {
-        return onThread(() ->
+        return onThread(e -> commitError(req, e), () ->
         {
             final Group existing = groups.get(req.groupId());
             Errors error = Errors.NONE;
@@ -835,6 +861,7 @@ public final class GroupCoordinator implements AutoCloseable
             {
                 return CompletableFuture.completedFuture(resp);
             }
+            final long epoch = ownership.loadedEpoch();
             return offsetLog.commit(req.groupId(), commits).handleAsync((offset, e) ->
             {
                 if (e != null)
@@ -852,6 +879,10 @@ public final class GroupCoordinator implements AutoCloseable
                     }
                     return resp;
                 }
+                if (ownership.loadedEpoch() != epoch)
+                {
+                    return resp; // durable, and in the log the next load reads; this state is gone
+                }
                 final Group g = groups.computeIfAbsent(req.groupId(), Group::new);
                 for (final OffsetLog.Commit c : commits)
                 {
@@ -862,8 +893,36 @@ public final class GroupCoordinator implements AutoCloseable
         });
     }
 
+    /** OffsetCommit's answer when this node does not coordinate the group now: the error on every partition. */
+    private static OffsetCommitResponseData commitError(final OffsetCommitRequestData req, final Errors error)
+    {
+        final OffsetCommitResponseData resp = new OffsetCommitResponseData();
+        for (final OffsetCommitRequestData.OffsetCommitRequestTopic t : req.topics())
+        {
+            final OffsetCommitResponseData.OffsetCommitResponseTopic rt =
+                new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(t.name());
+            for (final OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions())
+            {
+                rt.partitions().add(new OffsetCommitResponseData.OffsetCommitResponsePartition()
+                    .setPartitionIndex(p.partitionIndex()).setErrorCode(error.code()));
+            }
+            resp.topics().add(rt);
+        }
+        return resp;
+    }
+
     /** A committed offset as OffsetFetch reports it. */
     public record Committed(long offset, int leaderEpoch, String metadata)
+    {
+    }
+
+    /**
+     * A group's committed offsets, or why they cannot be read here.
+     *
+     * @param error   NONE, NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS.
+     * @param offsets topic to (partition to committed offset); empty on error.
+     */
+    public record Offsets(Errors error, Map<String, Map<Integer, Committed>> offsets)
     {
     }
 
@@ -872,10 +931,9 @@ public final class GroupCoordinator implements AutoCloseable
      * @param partitions topic to partitions asked for; null for every committed one.
      * @return topic to (partition to committed offset); offset -1 where nothing is committed.
      */
-    public CompletableFuture<Map<String, Map<Integer, Committed>>> fetchOffsets(final String groupId,
-        final Map<String, List<Integer>> partitions)
+    public CompletableFuture<Offsets> fetchOffsets(final String groupId, final Map<String, List<Integer>> partitions)
     {
-        return onThread(() ->
+        return onThread(e -> new Offsets(e, Map.of()), () ->
         {
             final Group g = groups.get(groupId);
             final Map<String, Map<Integer, Committed>> out = new java.util.LinkedHashMap<>();
@@ -886,7 +944,7 @@ public final class GroupCoordinator implements AutoCloseable
                     g.offsets.forEach((tp, c) -> out.computeIfAbsent(tp.topic(), t -> new java.util.TreeMap<>())
                         .put(tp.partition(), new Committed(c.offset(), c.leaderEpoch(), c.metadata())));
                 }
-                return CompletableFuture.completedFuture(out);
+                return CompletableFuture.completedFuture(new Offsets(Errors.NONE, out));
             }
             partitions.forEach((topic, list) ->
             {
@@ -898,7 +956,7 @@ public final class GroupCoordinator implements AutoCloseable
                         c.metadata()));
                 }
             });
-            return CompletableFuture.completedFuture(out);
+            return CompletableFuture.completedFuture(new Offsets(Errors.NONE, out));
         });
     }
 
@@ -910,7 +968,8 @@ public final class GroupCoordinator implements AutoCloseable
      */
     public CompletableFuture<List<DescribeGroupsResponseData.DescribedGroup>> describe(final List<String> groupIds)
     {
-        return onThread(() ->
+        return onThread(e -> groupIds.stream().map(id -> new DescribeGroupsResponseData.DescribedGroup().setGroupId(id)
+            .setErrorCode(e.code()).setGroupState("").setProtocolType("").setProtocolData("")).toList(), () ->
         {
             final List<DescribeGroupsResponseData.DescribedGroup> out = new ArrayList<>();
             for (final String id : groupIds)
@@ -946,7 +1005,7 @@ public final class GroupCoordinator implements AutoCloseable
      */
     public CompletableFuture<ListGroupsResponseData> list(final ListGroupsRequestData req)
     {
-        return onThread(() ->
+        return onThread(e -> new ListGroupsResponseData().setErrorCode(e.code()), () ->
         {
             final ListGroupsResponseData resp = new ListGroupsResponseData().setErrorCode(Errors.NONE.code());
             for (final Group g : groups.values())
@@ -972,7 +1031,13 @@ public final class GroupCoordinator implements AutoCloseable
      */
     public CompletableFuture<DeleteGroupsResponseData> delete(final List<String> groupIds)
     {
-        return onThread(() ->
+        return onThread(e ->
+        {
+            final DeleteGroupsResponseData refused = new DeleteGroupsResponseData();
+            groupIds.forEach(id -> refused.results().add(new DeleteGroupsResponseData.DeletableGroupResult()
+                .setGroupId(id).setErrorCode(e.code())));
+            return refused;
+        }, () ->
         {
             final DeleteGroupsResponseData resp = new DeleteGroupsResponseData();
             final List<CompletableFuture<Long>> writes = new ArrayList<>();
@@ -991,19 +1056,5 @@ public final class GroupCoordinator implements AutoCloseable
             }
             return CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0])).thenApply(v -> resp);
         });
-    }
-
-    @Override
-    public void close()
-    {
-        thread.shutdownNow();
-        try
-        {
-            thread.awaitTermination(5, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException e)
-        {
-            Thread.currentThread().interrupt();
-        }
     }
 }

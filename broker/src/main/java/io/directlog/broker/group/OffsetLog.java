@@ -9,28 +9,16 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import io.directlog.storage.Durability;
-import io.directlog.storage.Log;
-import io.directlog.storage.LogConfig;
-import io.directlog.storage.LogReader;
-import io.directlog.storage.LogStore;
-import io.directlog.storage.StoredRecord;
-
 /**
- * The groups' internal log (Kafka's {@code __consumer_offsets}): committed offsets, each group's generation and
- * protocol, the members of a stable group with their assignments, group deletions; appended with DSYNC, replayed at
- * start. It is never compacted: replay reads every
- * commit ever made (see docs/broker.md, limits).
+ * The groups' events (Kafka's {@code __consumer_offsets} records) encoded into a {@link GroupLog}: committed
+ * offsets, each group's generation and protocol, the members of a stable group with their assignments, group
+ * deletions; replayed when a coordinator loads. It is never compacted: replay reads every commit ever made (see
+ * docs/broker.md, limits).
  * <p>
- * Thread-safe as {@link Log} is; replay happens before the coordinator serves.
+ * Thread-safe as its {@link GroupLog} is.
  */
 final class OffsetLog
 {
-    static final String NAME = "directlog.offsets";
-
-    /** Segment size of the broker's internal logs: their events are small. */
-    static final int INTERNAL_SEGMENT_SIZE = 4 << 20;
-
     private static final byte COMMIT = 1;
     private static final byte GROUP = 2;
     private static final byte DELETE = 3;
@@ -65,46 +53,50 @@ final class OffsetLog
         void onMembers(String group, Membership membership);
     }
 
-    private final Log log;
+    private final GroupLog log;
 
-    OffsetLog(final LogStore store)
+    OffsetLog(final GroupLog log)
     {
-        // small segments: every open log with data holds a write page of its segment size from the memory budget
-        log = store.log(NAME, store.config().defaultLogConfig().toBuilder().segmentSize(INTERNAL_SEGMENT_SIZE)
-            .durability(Durability.DSYNC).retentionBytes(LogConfig.RETENTION_BYTES_NONE).retentionTime(null).build());
+        this.log = log;
+    }
+
+    /** @return where the events are. */
+    GroupLog log()
+    {
+        return log;
     }
 
     void replay(final Visitor visitor)
     {
-        final long end = log.endOffset();
-        try (LogReader reader = log.reader(log.startOffset()))
+        log.replay(event -> decode(event, visitor));
+    }
+
+    private static void decode(final byte[] event, final Visitor visitor)
+    {
+        try
         {
-            StoredRecord r;
-            while (reader.position() < end && (r = reader.next()) != null)
+            final DataInputStream in = new DataInputStream(new ByteArrayInputStream(event));
+            final byte type = in.readByte();
+            final String group = in.readUTF();
+            switch (type)
             {
-                final DataInputStream in = new DataInputStream(new ByteArrayInputStream(r.payload()));
-                final byte type = in.readByte();
-                final String group = in.readUTF();
-                switch (type)
+                case COMMIT ->
                 {
-                    case COMMIT ->
+                    for (int n = in.readInt(); n > 0; n--)
                     {
-                        for (int n = in.readInt(); n > 0; n--)
-                        {
-                            visitor.onCommit(group, new Commit(in.readUTF(), in.readInt(), in.readLong(), in.readInt(),
-                                in.readUTF(), in.readLong()));
-                        }
+                        visitor.onCommit(group, new Commit(in.readUTF(), in.readInt(), in.readLong(), in.readInt(),
+                            in.readUTF(), in.readLong()));
                     }
-                    case GROUP -> visitor.onGroup(group, in.readUTF(), in.readInt(), in.readUTF());
-                    case DELETE -> visitor.onDelete(group);
-                    case MEMBERS -> visitor.onMembers(group, readMembership(in));
-                    default -> throw new IllegalStateException("unknown group event at offset " + r.offset());
                 }
+                case GROUP -> visitor.onGroup(group, in.readUTF(), in.readInt(), in.readUTF());
+                case DELETE -> visitor.onDelete(group);
+                case MEMBERS -> visitor.onMembers(group, readMembership(in));
+                default -> throw new IllegalStateException("unknown group event type " + type);
             }
         }
         catch (final IOException e)
         {
-            throw new UncheckedIOException("offsets log " + NAME + " is damaged", e);
+            throw new UncheckedIOException("a group event is damaged", e);
         }
     }
 
@@ -221,6 +213,6 @@ final class OffsetLog
         {
             throw new UncheckedIOException(e);
         }
-        return log.append(bytes.toByteArray(), Durability.DSYNC);
+        return log.append(bytes.toByteArray());
     }
 }

@@ -49,6 +49,8 @@ public final class SupportedApis
         m.put(ApiKeys.CREATE_PARTITIONS, range(0, 3));
         m.put(ApiKeys.DESCRIBE_CLUSTER, range(0, 1));
         m.put(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, range(0, 0));
+        // kafka-clients validates positions after a leader change with v3+ only; 2 is the codec's oldest
+        m.put(ApiKeys.OFFSET_FOR_LEADER_EPOCH, range(2, 4));
         RANGES = Collections.unmodifiableMap(m);
     }
 

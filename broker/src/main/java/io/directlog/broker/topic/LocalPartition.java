@@ -334,6 +334,14 @@ public final class LocalPartition implements Partition
         return LEADER_EPOCH;
     }
 
+    /** One leader, one epoch: every batch carries {@link #LEADER_EPOCH}, which ends at the high watermark. */
+    @Override
+    public long[] endOffsetForEpoch(final int epoch)
+    {
+        return LeaderEpochs.endOffsetFor(new java.util.TreeMap<>(), epoch, LEADER_EPOCH, highWatermark(),
+            highWatermark());
+    }
+
     @Override
     public int leaderNodeId(final int localNodeId)
     {

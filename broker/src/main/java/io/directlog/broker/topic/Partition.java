@@ -81,4 +81,15 @@ public interface Partition
 
     /** @return {offset, timestamp} of the record with the largest timestamp (KIP-734), or null when empty. */
     long[] maxTimestamp();
+
+    /**
+     * OffsetForLeaderEpoch on the leader (KIP-101, KIP-320): where a leader epoch ends in this log, from the epochs
+     * stamped in its batches (see {@link LeaderEpochs#endOffsetFor}).
+     *
+     * @param epoch the epoch asked for.
+     * @return {the largest stored epoch at or below it, the offset where the next higher epoch starts (the log end
+     *         for the current epoch)}; {-1, -1} when undefined.
+     * @throws org.apache.kafka.common.errors.ApiException a retriable Kafka error when it cannot be answered now.
+     */
+    long[] endOffsetForEpoch(int epoch);
 }

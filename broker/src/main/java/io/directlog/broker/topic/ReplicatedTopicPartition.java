@@ -45,6 +45,7 @@ public final class ReplicatedTopicPartition implements Partition
     private final ProducerStateTable producers = new ProducerStateTable();
     private final AppendListeners listeners = new AppendListeners();
     private final AtomicInteger pending = new AtomicInteger();
+    private final EpochStarts epochs = new EpochStarts();
     /**
      * The term whose committed log the producer table reflects; -1 when it must be built again. Read and set under
      * the lock; a failed append resets it from the engine's thread, hence volatile.
@@ -356,6 +357,12 @@ public final class ReplicatedTopicPartition implements Partition
             }
         }
         return best == null ? null : KafkaRecords.recordWithMaxTimestamp(ByteBuffer.wrap(best.payload()));
+    }
+
+    @Override
+    public long[] endOffsetForEpoch(final int epoch)
+    {
+        return epochs.endOffsetFor(replica, epoch);
     }
 
     @Override
