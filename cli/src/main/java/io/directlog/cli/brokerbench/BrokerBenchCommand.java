@@ -3,6 +3,7 @@ package io.directlog.cli.brokerbench;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -28,6 +29,7 @@ public final class BrokerBenchCommand implements Command
 {
     static final String SLF4J_LEVEL_PROP_NAME = "org.slf4j.simpleLogger.defaultLogLevel";
     static final List<String> BROKER_JVM_OPTIONS = List.of("-Xmx1g", "-Xms1g");
+    static final Duration CLUSTER_START_TIMEOUT = Duration.ofMinutes(5);
 
     private final PrintStream out;
     private final PrintStream err;
@@ -218,7 +220,9 @@ public final class BrokerBenchCommand implements Command
             }
             case BrokerTargets.KAFKA_RF3 ->
             {
-                final KafkaNode.Config config = kafkaConfig(parent)
+                // three Kafka JVMs starting at once under a load average of 33 took over two minutes (a node's
+                // controller answered its peers only after ~2 min): the default 2-minute bound failed the start
+                final KafkaNode.Config config = kafkaConfig(parent).startTimeout(CLUSTER_START_TIMEOUT)
                     .brokerProperty("min.insync.replicas", BrokerPhase.MIN_INSYNC_REPLICAS);
                 final KafkaCluster c = KafkaCluster.start(config, BrokerPhase.REPLICAS);
                 return new Running(c, c.pids());

@@ -107,10 +107,21 @@ final class ChildProcess
      */
     static void stopAll(final List<ChildProcess> children)
     {
+        stopAll(children, true);
+    }
+
+    /**
+     * As {@link #stopAll(List)}; {@code deleteFiles} false keeps each child's directory, for inspecting a failed start.
+     *
+     * @param children    the children.
+     * @param deleteFiles whether each child deletes the directory it was given for that.
+     */
+    static void stopAll(final List<ChildProcess> children, final boolean deleteFiles)
+    {
         final List<Thread> stops = new ArrayList<>();
         for (final ChildProcess child : children)
         {
-            final Thread t = new Thread(child::stop, "child-process-stop");
+            final Thread t = new Thread(() -> child.stop(deleteFiles), "child-process-stop");
             stops.add(t);
             t.start();
         }

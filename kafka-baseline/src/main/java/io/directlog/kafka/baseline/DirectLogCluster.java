@@ -26,7 +26,12 @@ import java.util.Set;
  */
 public final class DirectLogCluster implements BrokerUnderTest
 {
-    private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
+    /**
+     * How long the nodes may take to listen. Each opens one Raft group and one log per partition before it binds its
+     * Kafka port; three nodes of 16 partitions starting at once under a load average of 33 on two cores had not
+     * listened after 2 minutes (a node had opened 4 of its 16 logs).
+     */
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(5);
     private static final Duration STOP_GRACE = Duration.ofSeconds(30);
 
     private final List<ChildProcess> members;
@@ -95,7 +100,7 @@ public final class DirectLogCluster implements BrokerUnderTest
         }
         catch (final IOException | RuntimeException ex)
         {
-            members.forEach(ChildProcess::stopKeepingFiles);
+            ChildProcess.stopAll(members, false);
             ex.addSuppressed(new IOException("data directory kept for inspection: " + dataDir));
             throw ex;
         }

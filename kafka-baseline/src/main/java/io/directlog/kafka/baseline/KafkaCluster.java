@@ -105,7 +105,7 @@ public final class KafkaCluster implements BrokerUnderTest
         }
         catch (final IOException | RuntimeException ex)
         {
-            members.forEach(ChildProcess::stopKeepingFiles);
+            ChildProcess.stopAll(members, false);
             if (madeDataDir)
             {
                 ex.addSuppressed(new IOException("data directory kept for inspection: " + dataDir));
