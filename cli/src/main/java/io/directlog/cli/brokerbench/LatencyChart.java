@@ -61,7 +61,7 @@ final class LatencyChart
         {
             final double y = scale.y(ms);
             Svg.line(sb, Svg.LEFT, y, Svg.RIGHT, y, isDecade(ms) ? "#d0d0d0" : "#efefef");
-            Svg.text(sb, "y-tick", Svg.LEFT - 6, y + 4, "end", Svg.value(ms), "");
+            Svg.text(sb, "y-tick", Svg.LEFT - 6, y + 4, "end", tick(ms), "");
         }
         for (final double p : LatencyCurve.PERCENTILES)
         {
@@ -122,6 +122,13 @@ final class LatencyChart
             }
         }
         return out;
+    }
+
+    /** @return a tick's label: 0.01, 0.5, 10, 2,000 (ticks are 1, 2 or 5 times a power of ten). */
+    static String tick(final double ms)
+    {
+        return ms >= 1 ? String.format(Locale.ROOT, "%,.0f", ms) :
+            new java.math.BigDecimal(ms).round(new java.math.MathContext(1)).toPlainString();
     }
 
     private static boolean isDecade(final double ms)

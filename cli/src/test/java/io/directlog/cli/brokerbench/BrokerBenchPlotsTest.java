@@ -73,6 +73,8 @@ class BrokerBenchPlotsTest
             assertTrue(y(yTicks.get(i)) < y(yTicks.get(i - 1)), "larger values higher up");
         }
         assertTrue(values.get(0) <= 0.5 && values.get(values.size() - 1) >= 1134.591, values::toString);
+        assertEquals(List.of("0.1", "1", "10", "100", "1,000", "10,000"), texts(doc, "y-tick"));
+        assertEquals("0.05", LatencyChart.tick(0.05));
         for (final Element s : series)
         {
             final double[][] pts = points(s);
