@@ -20,16 +20,39 @@ package io.directlog.cli.brokerbench;
  * @param brokerCpuSecPerGb   the broker process's CPU seconds per GB (10^9) of value bytes written and read.
  * @param loadGenCpuSecPerGb  this JVM's (the load generator's) CPU seconds per GB.
  * @param note                free text: the open-loop rate, a failure's reason; null when none.
+ * @param latency             the percentile series p50..p99.99 and the histogram behind the percentiles above;
+ *                            {@link LatencyCurve#NONE} for rows without latencies.
  */
 record BrokerBenchRow(String system, String scenario, String measure, int partitions, int producers, int recordBytes,
                       double msgsPerSec, double mbPerSec, double p50Ms, double p99Ms, double p999Ms,
-                      double brokerCpuSecPerGb, double loadGenCpuSecPerGb, String note)
+                      double brokerCpuSecPerGb, double loadGenCpuSecPerGb, String note, LatencyCurve latency)
 {
+    BrokerBenchRow
+    {
+        latency = latency == null ? LatencyCurve.NONE : latency;
+    }
+
+    /** A row without a percentile series (read rows, and rows built by hand in tests). */
+    BrokerBenchRow(final String system, final String scenario, final String measure, final int partitions,
+        final int producers, final int recordBytes, final double msgsPerSec, final double mbPerSec, final double p50Ms,
+        final double p99Ms, final double p999Ms, final double brokerCpuSecPerGb, final double loadGenCpuSecPerGb,
+        final String note)
+    {
+        this(system, scenario, measure, partitions, producers, recordBytes, msgsPerSec, mbPerSec, p50Ms, p99Ms, p999Ms,
+            brokerCpuSecPerGb, loadGenCpuSecPerGb, note, LatencyCurve.NONE);
+    }
+
     static BrokerBenchRow failed(final String system, final String scenario, final String measure,
         final int partitions, final int producers, final int recordBytes, final String reason)
     {
         return new BrokerBenchRow(system, scenario, measure, partitions, producers, recordBytes, Double.NaN,
             Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, "failed: " + reason);
+    }
+
+    /** @return the 99.99th percentile in milliseconds, NaN when the row has no series (or an older JSON's). */
+    double p9999Ms()
+    {
+        return latency.ms(99.99);
     }
 
     boolean isMeasured()

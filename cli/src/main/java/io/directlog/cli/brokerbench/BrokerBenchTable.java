@@ -6,7 +6,8 @@ import java.util.Locale;
 
 /**
  * The table printed at the end of a run: one line per row, numbers right-aligned, DirectLog's rows with their ratios
- * to Kafka's and the verdicts against the targets ({@link BrokerTargets}) at the end of the line. A failed row says
+ * to Kafka's ("vs kafka": kafka-rf3 for directlog-rf3) and the verdicts against the targets ({@link BrokerTargets})
+ * at the end of the line. A failed row says
  * "failed: reason" where its numbers would be.
  * <p>
  * Stateless; thread-safe.
@@ -83,7 +84,7 @@ final class BrokerBenchTable
         return new String[] {head[0], head[1], head[2], head[3], head[4], number(row.msgsPerSec(), "%,.0f"),
             number(row.mbPerSec(), "%.1f"), millis(row.p50Ms()), millis(row.p99Ms()), millis(row.p999Ms()),
             number(row.brokerCpuSecPerGb(), "%.1f"),
-            BrokerTargets.ratio(row, rows, BrokerTargets.KAFKA).map(BrokerTargets::times).orElse(""),
+            BrokerTargets.ratio(row, rows, BrokerTargets.kafkaFor(row.system())).map(BrokerTargets::times).orElse(""),
             BrokerTargets.ratio(row, rows, BrokerTargets.KAFKA_FSYNC).map(BrokerTargets::times).orElse(""),
             String.join(" | ", List.of(verdict, note).stream().filter(s -> !s.isEmpty()).toList())};
     }

@@ -11,7 +11,9 @@ import java.util.Optional;
  *   <li>max-throughput: MB/s at least 1.0x kafka and 2.5x kafka-fsync; broker CPU per GB at most 0.7x kafka's;</li>
  *   <li>fixed-rate (publish and e2e): p99 at most 0.5x kafka's and kafka-fsync's; p99.9 at most their p99;</li>
  *   <li>many-partitions (publish and e2e): p99 at most theirs;</li>
- *   <li>catch-up: read MB/s at least theirs; publish p99 during the read at most 1.5x DirectLog's own without it.</li>
+ *   <li>catch-up: read MB/s at least theirs; publish p99 during the read at most 1.5x DirectLog's own without it;</li>
+ *   <li>replicated (issue 22; directlog-rf3 against kafka-rf3): MB/s unthrottled at least kafka-rf3's; publish p99
+ *   at the fixed rate at most 0.5x kafka-rf3's.</li>
  * </ul>
  * Stateless; thread-safe.
  */
@@ -20,6 +22,10 @@ final class BrokerTargets
     static final String DIRECTLOG = "directlog";
     static final String KAFKA = "kafka";
     static final String KAFKA_FSYNC = "kafka-fsync";
+    /** DirectLog's three-node cluster: every partition a Raft group over the three nodes. */
+    static final String DIRECTLOG_RF3 = "directlog-rf3";
+    /** Apache Kafka with three brokers, replication factor 3, min.insync.replicas=2. */
+    static final String KAFKA_RF3 = "kafka-rf3";
 
     private BrokerTargets()
     {
@@ -28,13 +34,13 @@ final class BrokerTargets
     /**
      * @param row  a row.
      * @param rows all rows of the run.
-     * @param against {@code kafka} or {@code kafka-fsync}.
+     * @param against {@code kafka}, {@code kafka-fsync} or {@code kafka-rf3}.
      * @return DirectLog's figure over Kafka's for the row's headline number (MB/s for throughput rows, p99 for latency
      *         rows), or empty when the row is not DirectLog's or there is nothing to compare with.
      */
     static Optional<Double> ratio(final BrokerBenchRow row, final List<BrokerBenchRow> rows, final String against)
     {
-        if (!DIRECTLOG.equals(row.system()) || !row.isMeasured())
+        if (!isDirectLog(row) || !row.isMeasured())
         {
             return Optional.empty();
         }
@@ -51,7 +57,7 @@ final class BrokerTargets
      */
     static String verdict(final BrokerBenchRow row, final List<BrokerBenchRow> rows)
     {
-        if (!DIRECTLOG.equals(row.system()) || !row.isMeasured())
+        if (!isDirectLog(row) || !row.isMeasured())
         {
             return "";
         }
@@ -87,6 +93,8 @@ final class BrokerTargets
             }
             case "catch-up/publish-during-read" -> parts.add(atMost("p99 vs own without read",
                 find(rows, DIRECTLOG, row.scenario(), "publish").map(o -> row.p99Ms() / o.p99Ms()), 1.5));
+            case "replicated/throughput" -> parts.add(atLeast("MB/s vs kafka-rf3", ratio(row, rows, KAFKA_RF3), 1.0));
+            case "replicated/publish" -> parts.add(atMost("p99 vs kafka-rf3", ratio(row, rows, KAFKA_RF3), 0.5));
             default ->
             {
                 return "";
@@ -97,7 +105,20 @@ final class BrokerTargets
 
     static boolean isThroughput(final BrokerBenchRow row)
     {
-        return "read".equals(row.measure()) || "max-throughput".equals(row.scenario());
+        return "read".equals(row.measure()) || "throughput".equals(row.measure()) ||
+            "max-throughput".equals(row.scenario());
+    }
+
+    /** @return whether the row is DirectLog's, single node or cluster: the rows that get ratios and verdicts. */
+    static boolean isDirectLog(final BrokerBenchRow row)
+    {
+        return DIRECTLOG.equals(row.system()) || DIRECTLOG_RF3.equals(row.system());
+    }
+
+    /** @return the Kafka a DirectLog system is compared with in the table's "vs kafka" column. */
+    static String kafkaFor(final String system)
+    {
+        return DIRECTLOG_RF3.equals(system) ? KAFKA_RF3 : KAFKA;
     }
 
     private static String atLeast(final String what, final Optional<Double> ratio, final double target)

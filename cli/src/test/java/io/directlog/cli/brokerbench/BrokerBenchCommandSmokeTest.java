@@ -30,7 +30,8 @@ class BrokerBenchCommandSmokeTest
         final Path json = dir.resolve("broker.json");
         final int exit = new BrokerBenchCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8)).run(new String[] {"--quick", "--systems", "directlog",
-            "--only", "max-throughput", "--dir", dir.resolve("brokers").toString(), "--json", json.toString()});
+            "--only", "max-throughput", "--dir", dir.resolve("brokers").toString(), "--json", json.toString(),
+            "--plot", dir.resolve("pictures").toString()});
         final String table = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, exit, () -> table + err.toString(StandardCharsets.UTF_8));
         assertTrue(table.contains("directlog  max-throughput  publish"), table);
@@ -38,5 +39,8 @@ class BrokerBenchCommandSmokeTest
         assertEquals(1, lines.size(), lines::toString);
         assertTrue(lines.get(0).startsWith("{\"system\":\"directlog\",\"scenario\":\"max-throughput\""), lines.get(0));
         assertTrue(lines.get(0).contains("\"verdict\":\"MB/s vs kafka n/a"), lines.get(0));
+        assertTrue(lines.get(0).contains("\"percentilesMs\":{\"50\":"), lines.get(0));
+        assertTrue(Files.readString(dir.resolve("pictures/throughput-max-throughput.svg"))
+            .contains("data-system=\"directlog\""));
     }
 }

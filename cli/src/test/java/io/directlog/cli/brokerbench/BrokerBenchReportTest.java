@@ -77,10 +77,47 @@ class BrokerBenchReportTest
     {
         assertEquals("{\"system\":\"kafka\",\"scenario\":\"fixed-rate\",\"measure\":\"e2e\",\"partitions\":16," +
             "\"producers\":4,\"recordBytes\":1024,\"msgsPerSec\":19531.3,\"mbPerSec\":20,\"p50Ms\":5,\"p99Ms\":10," +
-            "\"p999Ms\":20,\"brokerCpuSecPerGb\":null,\"loadGenCpuSecPerGb\":1.5}",
+            "\"p999Ms\":20,\"p9999Ms\":null,\"brokerCpuSecPerGb\":null,\"loadGenCpuSecPerGb\":1.5}",
             BrokerBenchJson.line(ROWS.get(3), ROWS));
         assertTrue(BrokerBenchJson.line(ROWS.get(2), ROWS).contains(",\"verdict\":\"MB/s vs kafka 1.10x"));
         assertEquals("\"a\\\"b\\n\"", io.directlog.cli.JsonText.string("a\"b\n"));
+    }
+
+    @Test
+    void replicatedRowsAreComparedWithKafkaRf3()
+    {
+        final List<BrokerBenchRow> rows = List.of(
+            row("kafka-rf3", "replicated", "throughput", 30, 900, 1000, 40),
+            row("kafka-rf3", "replicated", "publish", 15, 40, 60, 40),
+            row("directlog-rf3", "replicated", "throughput", 36, 700, 800, 20),
+            row("directlog-rf3", "replicated", "publish", 15, 24, 30, 20));
+        assertEquals("MB/s vs kafka-rf3 1.20x (>=1.00x) met", BrokerTargets.verdict(rows.get(2), rows));
+        assertEquals("p99 vs kafka-rf3 0.60x (<=0.50x) MISSED", BrokerTargets.verdict(rows.get(3), rows));
+        assertEquals("", BrokerTargets.verdict(rows.get(0), rows), "Kafka's rows have no targets");
+        final String[] lines = BrokerBenchTable.format(rows).split("\n");
+        assertTrue(lines[3].contains("  1.20x  ") && lines[3].contains("MB/s vs kafka-rf3 1.20x"), lines[3]);
+        assertTrue(lines[4].contains("  0.60x  "), lines[4]);
+    }
+
+    @Test
+    void replicatedRunsOnTheThreeNodeSystemsOnlyAndTheOthersOnTheSingleBrokers() throws Exception
+    {
+        final BrokerBenchOptions replicated = BrokerBenchOptions.parse(new String[] {"--quick", "--only",
+            "replicated"});
+        assertEquals(List.of("kafka", "kafka-fsync", "directlog", "kafka-rf3", "directlog-rf3"),
+            replicated.systems());
+        assertEquals(List.of(), replicated.scenariosFor("kafka"));
+        assertEquals(List.of("replicated"), replicated.scenariosFor("directlog-rf3"));
+        final BrokerBenchOptions all = BrokerBenchOptions.parse(new String[] {"--only", "fixed-rate,replicated"});
+        assertEquals(List.of("max-throughput", "fixed-rate"), all.scenariosFor("kafka"), "rate from kafka's max");
+        assertEquals(List.of("fixed-rate"), all.scenariosFor("directlog"));
+        assertEquals(List.of("replicated"), all.scenariosFor("kafka-rf3"));
+        final io.directlog.cli.UsageException nothing = assertThrows(io.directlog.cli.UsageException.class,
+            () -> BrokerBenchOptions.parse(new String[] {"--systems", "directlog", "--only", "replicated"}));
+        assertTrue(nothing.getMessage().startsWith("nothing to run"), nothing.getMessage());
+        final BrokerBenchOptions from = BrokerBenchOptions.parse(new String[] {"--from", "x.json", "--plot", "d"});
+        assertEquals(java.nio.file.Path.of("x.json"), from.from());
+        assertEquals(java.nio.file.Path.of("d"), from.plotDir());
     }
 
     @Test

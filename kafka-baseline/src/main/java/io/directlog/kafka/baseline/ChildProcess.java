@@ -99,6 +99,46 @@ final class ChildProcess
         stop(true);
     }
 
+    /**
+     * Stops several children at once and returns when all have stopped: members of a cluster stopped one after the
+     * other would each wait for the next (Kafka's clean shutdown needs a controller quorum).
+     *
+     * @param children the children.
+     */
+    static void stopAll(final List<ChildProcess> children)
+    {
+        stopAll(children, true);
+    }
+
+    /**
+     * As {@link #stopAll(List)}; {@code deleteFiles} false keeps each child's directory, for inspecting a failed start.
+     *
+     * @param children    the children.
+     * @param deleteFiles whether each child deletes the directory it was given for that.
+     */
+    static void stopAll(final List<ChildProcess> children, final boolean deleteFiles)
+    {
+        final List<Thread> stops = new ArrayList<>();
+        for (final ChildProcess child : children)
+        {
+            final Thread t = new Thread(() -> child.stop(deleteFiles), "child-process-stop");
+            stops.add(t);
+            t.start();
+        }
+        for (final Thread t : stops)
+        {
+            try
+            {
+                t.join();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     /** Stops the child as {@link #stop()} does but keeps its directory, for inspecting a start that failed. */
     void stopKeepingFiles()
     {
@@ -171,7 +211,7 @@ final class ChildProcess
      *
      * @param dir the tree's root.
      */
-    private static void deleteRecursively(final Path dir)
+    static void deleteRecursively(final Path dir)
     {
         try (Stream<Path> paths = Files.walk(dir))
         {

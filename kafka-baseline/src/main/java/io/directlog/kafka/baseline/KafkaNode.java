@@ -85,12 +85,7 @@ public final class KafkaNode implements BrokerUnderTest
         try
         {
             format(config, properties, dataDir.resolve("format.log"));
-            final List<String> command = javaCommand(config);
-            command.addAll(config.jvmOptions);
-            command.add("kafka.Kafka");
-            command.add(properties.toString());
-            final ChildProcess process = new ChildProcess(ChildProcess.start(command, logFile), STOP_GRACE,
-                "kafka-node", madeDataDir ? dataDir : null);
+            final ChildProcess process = launch(config, properties, logFile, madeDataDir ? dataDir : null);
             final String bootstrap = "127.0.0.1:" + clientPort;
             final String version;
             try
@@ -175,6 +170,38 @@ public final class KafkaNode implements BrokerUnderTest
     static String serverProperties(
         final Config config, final Path logDir, final int clientPort, final int controllerPort)
     {
+        final Map<String, String> props = singleNodeProperties(logDir, clientPort, controllerPort);
+        props.putAll(config.brokerProperties);
+        return text(props);
+    }
+
+    /**
+     * The properties of node {@code nodeId} of a cluster of combined broker+controller nodes with a static quorum
+     * ({@code controller.quorum.voters}): the internal topics keep Kafka's defaults (three replicas, two in sync),
+     * and the config's broker properties come last, so they override.
+     */
+    static String clusterMemberProperties(final Config config, final Path logDir, final int nodeId,
+        final int clientPort, final int controllerPort, final String voters)
+    {
+        final Map<String, String> props = singleNodeProperties(logDir, clientPort, controllerPort);
+        props.put("node.id", Integer.toString(nodeId));
+        props.remove("controller.quorum.bootstrap.servers");
+        props.put("controller.quorum.voters", voters);
+        props.keySet().removeIf(key -> key.endsWith(".replication.factor") || key.endsWith(".min.isr"));
+        props.putAll(config.brokerProperties);
+        return text(props);
+    }
+
+    private static String text(final Map<String, String> props)
+    {
+        final StringBuilder text = new StringBuilder();
+        props.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
+        return text.toString();
+    }
+
+    private static Map<String, String> singleNodeProperties(final Path logDir, final int clientPort,
+        final int controllerPort)
+    {
         final String client = "127.0.0.1:" + clientPort;
         final String controller = "127.0.0.1:" + controllerPort;
         final Map<String, String> props = new LinkedHashMap<>();
@@ -196,18 +223,29 @@ public final class KafkaNode implements BrokerUnderTest
         props.put("share.coordinator.state.topic.min.isr", "1");
         // The default 3 s delay before the first rebalance of a new group only slows tests down.
         props.put("group.initial.rebalance.delay.ms", "0");
-        props.putAll(config.brokerProperties);
-        final StringBuilder text = new StringBuilder();
-        props.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
-        return text.toString();
+        return props;
     }
 
     private static void format(final Config config, final Path properties, final Path formatLog) throws IOException
     {
+        format(config, properties, formatLog, randomClusterId(), true);
+    }
+
+    /**
+     * Formats a node's storage: {@code standalone} for a one-node quorum of its own, else for the static quorum its
+     * properties name (every member formatted with the same cluster id).
+     */
+    static void format(final Config config, final Path properties, final Path formatLog, final String clusterId,
+        final boolean standalone) throws IOException
+    {
         final List<String> command = javaCommand(config);
         command.add("-Xmx256m");
         command.add("kafka.tools.StorageTool");
-        command.addAll(List.of("format", "--standalone", "-t", randomClusterId(), "-c", properties.toString()));
+        command.addAll(List.of("format", "-t", clusterId, "-c", properties.toString()));
+        if (standalone)
+        {
+            command.add("--standalone");
+        }
         final Process format = new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(formatLog.toFile())
@@ -233,7 +271,30 @@ public final class KafkaNode implements BrokerUnderTest
         }
     }
 
-    private static String awaitStarted(
+    /** Starts {@code kafka.Kafka} on a formatted node's properties; {@code deleteOnStop} may be null. */
+    static ChildProcess launch(final Config config, final Path properties, final Path logFile,
+        final Path deleteOnStop) throws IOException
+    {
+        final List<String> command = javaCommand(config);
+        command.addAll(config.jvmOptions);
+        command.add("kafka.Kafka");
+        command.add(properties.toString());
+        return new ChildProcess(ChildProcess.start(command, logFile), STOP_GRACE, "kafka-node", deleteOnStop);
+    }
+
+    /** @return the config's data directory, or null for a temporary one. */
+    static Path dataDir(final Config config)
+    {
+        return config.dataDir;
+    }
+
+    /** @return the config's start timeout, for a cluster that starts its members itself. */
+    static Duration startTimeout(final Config config)
+    {
+        return config.startTimeout;
+    }
+
+    static String awaitStarted(
         final ChildProcess process, final Path logFile, final int clientPort, final Duration timeout) throws IOException
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
@@ -272,7 +333,7 @@ public final class KafkaNode implements BrokerUnderTest
         return log.substring(at + VERSION_MARKER.length(), end);
     }
 
-    private static boolean accepts(final int port)
+    static boolean accepts(final int port)
     {
         try (Socket socket = new Socket())
         {
@@ -313,7 +374,7 @@ public final class KafkaNode implements BrokerUnderTest
         return id;
     }
 
-    private static int freeLoopbackPort() throws IOException
+    static int freeLoopbackPort() throws IOException
     {
         // The port is free now; another process could take it before Kafka binds it, which the start then reports.
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
@@ -322,7 +383,7 @@ public final class KafkaNode implements BrokerUnderTest
         }
     }
 
-    private static String tail(final Path file)
+    static String tail(final Path file)
     {
         return ChildProcess.tail(file, 30);
     }

@@ -27,6 +27,23 @@ class KafkaNodeTest
     }
 
     @Test
+    void clusterMembersNameTheStaticQuorumAndKeepKafkasReplicatedInternalTopics()
+    {
+        final String props = KafkaNode.clusterMemberProperties(
+            new KafkaNode.Config().brokerProperty("min.insync.replicas", "2"), Path.of("/data/node-2/log"), 2, 40003,
+            40004, "1@127.0.0.1:40002,2@127.0.0.1:40004,3@127.0.0.1:40006");
+
+        assertTrue(props.contains("node.id=2\n"), props);
+        assertTrue(props.contains("controller.quorum.voters=1@127.0.0.1:40002,2@127.0.0.1:40004,3@127.0.0.1:40006\n"),
+            props);
+        assertFalse(props.contains("controller.quorum.bootstrap.servers"), props);
+        assertTrue(props.contains("listeners=PLAINTEXT://127.0.0.1:40003,CONTROLLER://127.0.0.1:40004\n"), props);
+        assertFalse(props.contains("replication.factor"), "the internal topics keep three replicas: " + props);
+        assertFalse(props.contains("min.isr"), props);
+        assertTrue(props.contains("min.insync.replicas=2\n"), props);
+    }
+
+    @Test
     void clusterIdIsSixteenBytesOfUrlSafeBase64NotStartingWithDash()
     {
         for (int i = 0; i < 1_000; i++)

@@ -61,6 +61,21 @@ public final class LoadGenerator
      */
     public void createTopic(final String name, final int partitions, final Map<String, String> configs) throws Exception
     {
+        createTopic(name, partitions, (short)1, configs);
+    }
+
+    /**
+     * Creates a topic and waits for its leaders.
+     *
+     * @param name              the topic.
+     * @param partitions        how many partitions.
+     * @param replicationFactor replicas of each partition.
+     * @param configs           topic configs, e.g. {@code min.insync.replicas=2}.
+     * @throws Exception when the broker refuses or does not answer in time.
+     */
+    public void createTopic(final String name, final int partitions, final short replicationFactor,
+        final Map<String, String> configs) throws Exception
+    {
         final Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         // 1,000 partitions may take a broker longer than the client's default 30 s request timeout to create
@@ -68,9 +83,23 @@ public final class LoadGenerator
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "150000");
         try (Admin admin = Admin.create(props))
         {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short)1).configs(configs)),
+            admin.createTopics(List.of(new NewTopic(name, partitions, replicationFactor).configs(configs)),
                 new CreateTopicsOptions().timeoutMs(120_000)).all().get(150, TimeUnit.SECONDS);
         }
+        awaitTopic(name, partitions);
+    }
+
+    /**
+     * Waits until a topic that exists (or is being created) has a leader for every partition that answers: for a
+     * topic the broker declares itself, such as a DirectLog cluster's, whose Raft groups elect their leaders after
+     * the nodes start.
+     *
+     * @param name       the topic.
+     * @param partitions how many partitions it has.
+     * @throws Exception when it has no leaders after a minute.
+     */
+    public void awaitTopic(final String name, final int partitions) throws Exception
+    {
         // leaders known to a fresh client: metadata lists every partition
         try (KafkaConsumer<byte[], byte[]> c = consumer())
         {
