@@ -128,6 +128,7 @@ public final class RatisReplicationNode implements AutoCloseable
      */
     public static RatisReplicationNode start(final Config config) throws IOException
     {
+        RatisNettyUnsafe.avoidOnWarningJdks();
         final RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
         NettyConfigKeys.Server.setHost(p, config.self().host());
