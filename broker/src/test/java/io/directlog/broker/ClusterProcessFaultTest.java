@@ -51,10 +51,12 @@ import org.junit.jupiter.api.Timeout;
  * offset, and every record the consumer was served is in the committed log where it was served. Prints
  * {@code FAULT-SUMMARY category=replication cases= acked_checked= lost= detected=}.
  * <p>
- * Cycles: {@value #CI_LEADER_KILLS} leader kills by default, {@value #STRESS_LEADER_KILLS} under -Pstress;
- * {@code -Ddirectlog.cluster.leaderKills=N} for another count.
+ * Cycles: {@value #CI_LEADER_KILLS} leader kills by default (issue 22 asks that many of each CI run),
+ * {@value #STRESS_LEADER_KILLS} under -Pstress; {@code -Ddirectlog.cluster.leaderKills=N} for another count. A cycle
+ * costs a broker JVM start: 40-75 s each on this machine at load average 48 (docs/replication.md), so the default
+ * count does not fit a five-minute CI budget here.
  */
-@Timeout(value = 1800, unit = TimeUnit.SECONDS)
+@Timeout(value = 3600, unit = TimeUnit.SECONDS)
 class ClusterProcessFaultTest
 {
     private static final String TOPIC = "faults";
@@ -136,6 +138,10 @@ class ClusterProcessFaultTest
                     servedMs.add((System.nanoTime() - killed) / 1_000_000);
                     ledger.acked("probe-" + cycle, m.partition(), m.offset());
                     c.awaitStarted(leader);
+                    System.out.println("CLUSTER-KILL cycle=" + cycle + " partition=" + p + " killed_node=" +
+                        c.address(leader).id() + " elected_ms=" + electedMs.get(cycle) + " produce_served_ms=" +
+                        servedMs.get(cycle) + " cycle_end_s=" + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() -
+                        started) + " acked=" + load.acked());
                 }
             }
             finally
