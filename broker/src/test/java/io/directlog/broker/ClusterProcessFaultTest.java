@@ -65,6 +65,11 @@ class ClusterProcessFaultTest
     private static final int CI_LEADER_KILLS = 50;
     private static final int STRESS_LEADER_KILLS = 200;
     private static final Duration WAIT = Duration.ofSeconds(60);
+    /**
+     * With {@code -Ddirectlog.cluster.restartAfterFailover=true} the killed node starts again only once the probe is
+     * acknowledged: slower cycles, failover times without a JVM start competing for the cores.
+     */
+    private static final boolean RESTART_AFTER_FAILOVER = Boolean.getBoolean("directlog.cluster.restartAfterFailover");
     /** The produce version the pinned connection speaks (topic names, not ids). */
     private static final short PRODUCE_VERSION = 12;
 
@@ -131,12 +136,19 @@ class ClusterProcessFaultTest
                     final Future<RecordMetadata> probed = probe.send(new ProducerRecord<>(TOPIC, p, null,
                         "probe-" + cycle));
                     // restarted at once (the JVM's start overlaps the failover); it answers only once it listens
-                    c.launch(leader);
+                    if (!RESTART_AFTER_FAILOVER)
+                    {
+                        c.launch(leader);
+                    }
                     awaitLeaderOfNewTerm(c, p, term);
                     electedMs.add((System.nanoTime() - killed) / 1_000_000);
                     final RecordMetadata m = probed.get(WAIT.toSeconds(), TimeUnit.SECONDS);
                     servedMs.add((System.nanoTime() - killed) / 1_000_000);
                     ledger.acked("probe-" + cycle, m.partition(), m.offset());
+                    if (RESTART_AFTER_FAILOVER)
+                    {
+                        c.launch(leader);
+                    }
                     c.awaitStarted(leader);
                     System.out.println("CLUSTER-KILL cycle=" + cycle + " partition=" + p + " killed_node=" +
                         c.address(leader).id() + " elected_ms=" + electedMs.get(cycle) + " produce_served_ms=" +
