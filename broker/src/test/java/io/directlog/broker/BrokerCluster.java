@@ -41,7 +41,7 @@ final class BrokerCluster implements AutoCloseable
     }
 
     /** Ports that were free a moment ago (bound to port 0 together, then released). */
-    private static int[] freePorts(final int count) throws IOException
+    static int[] freePorts(final int count) throws IOException
     {
         final ServerSocket[] sockets = new ServerSocket[count];
         try

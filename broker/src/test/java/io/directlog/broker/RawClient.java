@@ -24,7 +24,13 @@ final class RawClient implements AutoCloseable
 
     RawClient(final KafkaBroker broker) throws IOException
     {
-        socket = new Socket(broker.config().host(), broker.port());
+        this(broker.config().host(), broker.port());
+    }
+
+    /** A connection to a broker in another process (a cluster node). */
+    RawClient(final String host, final int port) throws IOException
+    {
+        socket = new Socket(host, port);
         socket.setSoTimeout((int)BrokerTestSupport.TIMEOUT.toMillis());
         out = new DataOutputStream(socket.getOutputStream());
         in = new DataInputStream(socket.getInputStream());

@@ -1,0 +1,228 @@
+package io.directlog.broker;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One running {@link ClusterNodeMain} child: started over a data directory, killed with SIGKILL, paused with
+ * SIGSTOP and resumed with SIGCONT, and asked debug questions over its standard input. Its output goes to a file
+ * beside the data directory ({@code node-N.out}, appended across restarts) for a person reading a failure.
+ * <p>
+ * Not thread-safe: driven by the test thread (the output is drained by a thread of its own).
+ */
+final class ClusterNodeProcess implements AutoCloseable
+{
+    /** A JVM start on two shared cores under load took up to 25 s; beyond this the start has failed. */
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+    private final int nodeId;
+    private final Process process;
+    private final PrintWriter questions;
+    private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
+    private final long pid;
+    private int seq;
+    private boolean paused;
+
+    private ClusterNodeProcess(final int nodeId, final Process process, final Path outFile)
+        throws IOException, InterruptedException
+    {
+        this.nodeId = nodeId;
+        this.process = process;
+        this.questions = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
+        final Writer out = Files.newBufferedWriter(outFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+            StandardOpenOption.APPEND);
+        final Thread drain = new Thread(() -> drain(out), "node-" + nodeId + "-output");
+        drain.setDaemon(true);
+        drain.start();
+        final String ready = answers.poll(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        if (ready == null || !ready.startsWith(ClusterNodeMain.READY))
+        {
+            process.destroyForcibly();
+            throw new IOException("node " + nodeId + " did not start within " + START_TIMEOUT + " (got " + ready +
+                "; see " + outFile + ")");
+        }
+        pid = Long.parseLong(ready.substring(ClusterNodeMain.READY.length()).trim());
+    }
+
+    /** @return the started child ({@link ClusterNodeMain} and its arguments in command); see {@link #await}. */
+    static Process launch(final List<String> command) throws IOException
+    {
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    /**
+     * Waits until a launched node listens.
+     *
+     * @param p       the launched child.
+     * @param nodeId  the node's id, for messages.
+     * @param outFile where its output goes.
+     * @return the running node.
+     * @throws IOException when it does not start in time (it is killed then).
+     */
+    static ClusterNodeProcess await(final Process p, final int nodeId, final Path outFile) throws IOException
+    {
+        try
+        {
+            return new ClusterNodeProcess(nodeId, p, outFile);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            p.destroyForcibly();
+            throw new IOException("interrupted while starting node " + nodeId, e);
+        }
+    }
+
+    private void drain(final Writer out)
+    {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+            StandardCharsets.UTF_8)); out)
+        {
+            String line;
+            while ((line = in.readLine()) != null)
+            {
+                if (line.startsWith("@") || line.startsWith(ClusterNodeMain.READY))
+                {
+                    answers.add(line);
+                }
+                else
+                {
+                    out.write(line);
+                    out.write('\n');
+                    out.flush();
+                }
+            }
+        }
+        catch (final IOException e)
+        {
+            // the process is gone
+        }
+    }
+
+    int nodeId()
+    {
+        return nodeId;
+    }
+
+    boolean alive()
+    {
+        return process.isAlive();
+    }
+
+    boolean paused()
+    {
+        return paused;
+    }
+
+    /**
+     * Asks a question and waits for its answer.
+     *
+     * @param question e.g. "STATE" or "DIGEST topic 0 1234".
+     * @param timeout  how long the answer may take.
+     * @return the answer without its sequence prefix.
+     * @throws IllegalStateException when the node is paused, dead, or does not answer in time.
+     */
+    String ask(final String question, final Duration timeout) throws InterruptedException
+    {
+        if (paused || !process.isAlive())
+        {
+            throw new IllegalStateException("node " + nodeId + " cannot answer: " + (paused ? "paused" : "dead"));
+        }
+        final String prefix = "@" + (++seq) + " ";
+        questions.println(seq + " " + question);
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (true)
+        {
+            final String a = answers.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (a == null)
+            {
+                throw new IllegalStateException("node " + nodeId + " did not answer '" + question + "' within " +
+                    timeout);
+            }
+            if (a.startsWith(prefix))
+            {
+                return a.substring(prefix.length());
+            }
+            // an answer to an earlier question that timed out: dropped
+        }
+    }
+
+    /** kill -9: the process ends without closing anything; waits until it is gone. */
+    void kill() throws InterruptedException
+    {
+        process.destroyForcibly(); // SIGKILL on Linux, also to a stopped process
+        if (!process.waitFor(30, TimeUnit.SECONDS))
+        {
+            throw new IllegalStateException("node " + nodeId + " (pid " + pid + ") survived SIGKILL for 30 s");
+        }
+        paused = false;
+    }
+
+    /** SIGSTOP: the process stays, its threads stop; its sockets keep accepting into the kernel's buffers. */
+    void pause() throws IOException, InterruptedException
+    {
+        signal("STOP");
+        paused = true;
+    }
+
+    /** SIGCONT. */
+    void resume() throws IOException, InterruptedException
+    {
+        signal("CONT");
+        paused = false;
+    }
+
+    private void signal(final String name) throws IOException, InterruptedException
+    {
+        final Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).redirectErrorStream(true)
+            .start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0)
+        {
+            throw new IOException("kill -" + name + " " + pid + " failed: " +
+                new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        }
+    }
+
+    /** Kills the process (cleanup after a test; a fault suite needs no clean stop). */
+    @Override
+    public void close()
+    {
+        try
+        {
+            final OutputStream in = process.getOutputStream();
+            in.close();
+        }
+        catch (final IOException e)
+        {
+            // it is being killed anyway
+        }
+        process.destroyForcibly();
+        try
+        {
+            process.waitFor(30, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "node " + nodeId + " (pid " + pid + (paused ? ", paused" : "") + ")";
+    }
+}
