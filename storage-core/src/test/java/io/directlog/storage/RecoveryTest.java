@@ -210,9 +210,12 @@ class RecoveryTest
             final Log log = store.log("a");
             final RecoveryReport report = log.recoveryReport();
             System.out.println("RECOVERY truncate: " + report);
-            assertTrue(log.endOffset() < 3_000);
-            assertEquals(3_100 - log.endOffset(), report.droppedRecords(), report.toString());
-            assertRecords(log, 0, log.endOffset());
+            // the records end at the cut, below the watermark; the log goes on at the watermark's offset, after a
+            // hole in the offsets (issue 17: the offsets it covered are never given to a second record)
+            assertTrue(report.cutOffset() < 3_000, report.toString());
+            assertEquals(cp[3], log.endOffset(), report.toString());
+            assertEquals(3_100 - report.cutOffset(), report.droppedRecords(), report.toString());
+            assertRecords(log, 0, report.cutOffset());
             final long end = log.endOffset();
             append(log, end, end + 10);
         }
