@@ -142,7 +142,9 @@ public interface Log extends AutoCloseable
      * segments are paged in ahead in the background ({@link StoreConfig#readAheadBytes()}). Other reads of a cold
      * segment page it in only when the budget has room, and otherwise read just the range they need.
      *
-     * @param offset   where to start; within {@code [startOffset(), endOffset()]}.
+     * @param offset   where to start; within {@code [startOffset(), endOffset()]}. An offset in a hole a
+     *                 TRUNCATE_AT_CORRUPTION recovery left (see {@link RecoveryReport}) reads from the hole's end:
+     *                 the batch's first record then has a higher offset.
      * @param maxBytes an upper bound on the batch's bytes; at least one whole append is returned.
      * @return the batch; empty when {@code offset} is not yet readable. Close it.
      * @throws OffsetOutOfRangeException when offset is below the start or above the end.
@@ -183,7 +185,9 @@ public interface Log extends AutoCloseable
      * the log's writer after the appends queued before it; readers holding batches of dropped records keep valid
      * memory until they close them.
      *
-     * @param offset the new end offset, within {@code [startOffset(), endOffset()]}.
+     * @param offset the new end offset, within {@code [startOffset(), endOffset()]}; an offset in a hole a
+     *               TRUNCATE_AT_CORRUPTION recovery left (see {@link RecoveryReport}) truncates at the hole's end, so
+     *               that its offsets are never given to new records.
      * @throws OffsetOutOfRangeException when offset is outside that range.
      * @throws IllegalArgumentException  when offset lies inside a producer batch (recordCount &gt; 1).
      * @throws LogClosedException        after close.

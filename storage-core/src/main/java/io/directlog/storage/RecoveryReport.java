@@ -9,7 +9,8 @@ package io.directlog.storage;
  * @param scannedBytes   segment bytes read and checked record by record (0 after a clean shutdown).
  * @param cutPosition    the position in the (then) active segment where the log was cut, or -1 when nothing was
  *                       cut (the scan ended at the all-zero end of the records).
- * @param cutOffset      the log's end offset after recovery (the offset at the cut, or the end found).
+ * @param cutOffset      where the recovered records end (the offset at the cut, or the end found): the log's end
+ *                       offset after recovery, except after a hole (below).
  * @param droppedRecords offsets of valid records found after the cut (in the same segment and in later segments)
  *                       that recovery dropped, as far as it could see: with {@link RecoveryMode#TRUNCATE_AT_CORRUPTION}
  *                       the records after the corruption point; with {@link RecoveryMode#TOLERATE_TORN_TAIL} the
@@ -33,6 +34,15 @@ package io.directlog.storage;
  *                       the watermark is unknown, and {@code droppedRecords} counts only what is known). Offsets in the
  *                       range are never given to new records: a log whose every segment was dropped restarts at its
  *                       old end.
+ *                       <p>
+ *                       A hole: with {@link RecoveryMode#TRUNCATE_AT_CORRUPTION}, when the records end below the
+ *                       offset the checkpoint names as durable (a lost middle or newest segment, damage below the
+ *                       watermark), the log goes on at that offset ({@link Log#endOffset()}), not at
+ *                       {@code cutOffset}: the offsets between, this range, belong to no record, and a new segment's
+ *                       header records them. A read at an offset in the hole returns the records from its end (the
+ *                       batch's first offset is above the one asked for); {@link Log#truncateTo} an offset in it
+ *                       truncates at its end. Where the checkpoint does not name the end (the range is open-ended,
+ *                       or holds only records found beyond the watermark), the log goes on at {@code cutOffset}.
  */
 public record RecoveryReport(RecoveryMode mode, boolean cleanShutdown, long scannedBytes, long cutPosition,
     long cutOffset, long droppedRecords, boolean tornTail, long zeroedBytes, long extendedBytes, int unreadableBlocks,

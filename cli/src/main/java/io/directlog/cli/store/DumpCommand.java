@@ -186,6 +186,10 @@ public final class DumpCommand implements Command
                 sm.put("baseOffset", s.baseOffset);
                 sm.put("nextOffset", s.nextOffset);
                 sm.put("recycled", s.recycled);
+                if (s.holeFrom >= 0)
+                {
+                    sm.put("holeFrom", s.holeFrom); // offsets [holeFrom, baseOffset) belong to no record
+                }
                 sm.put("blockSize", s.blockSize);
                 sm.put("records", s.records);
                 sm.put("endPosition", s.endPosition);
@@ -199,7 +203,8 @@ public final class DumpCommand implements Command
                 out.printf("  %-26s %10d %12s %10d %8s %8s %12s  %-24s  %-24s%s%n", sm.get("file"), s.sequence,
                     opt(sm.get("baseOffset")), s.fileSize, opt(sm.get("recycled")), opt(sm.get("records")),
                     opt(sm.get("nextOffset")), opt(sm.get("firstTimestamp")), opt(sm.get("lastTimestamp")),
-                    s.hasRecords() ? (s.stopReason == null ? "" : "  scan stopped: " + s.stopReason) : "  " + sm.get("state"));
+                    (s.holeFrom >= 0 ? "  after a hole [" + s.holeFrom + ", " + s.baseOffset + ")" : "") +
+                    (s.hasRecords() ? (s.stopReason == null ? "" : "  scan stopped: " + s.stopReason) : "  " + sm.get("state")));
             }
             if (a.records && s.hasRecords())
             {

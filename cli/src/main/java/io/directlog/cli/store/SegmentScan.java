@@ -40,6 +40,8 @@ final class SegmentScan
     String headerError;
     long logId;
     long baseOffset;
+    /** Where the hole in the offsets before this segment starts (FLAG_HOLE_BEFORE), or -1. */
+    long holeFrom = -1;
     int segmentSize;
     int blockSize;
     long created;
@@ -99,6 +101,13 @@ final class SegmentScan
         blockSize = header.getInt(SegmentHeaderDescriptor.BLOCK_SIZE_OFFSET);
         created = header.getLong(SegmentHeaderDescriptor.CREATED_OFFSET);
         recycled = (SegmentHeaderDescriptor.flags(header) & SegmentHeaderDescriptor.FLAG_RECYCLED) != 0;
+        holeFrom = SegmentHeaderDescriptor.holeFrom(header);
+    }
+
+    /** @return where the previous segment's records end: the base offset, or the start of the hole before it. */
+    long precedingEnd()
+    {
+        return holeFrom >= 0 ? holeFrom : baseOffset;
     }
 
     /** @return true when the header is valid and records can be scanned. */

@@ -212,7 +212,8 @@ final class StoreVerifier
             final boolean last = i == used.size() - 1;
             if (!last)
             {
-                final long nextBase = used.get(i + 1).baseOffset;
+                // a hole recovery left before the next segment (its header's FLAG_HOLE_BEFORE): the records end there
+                final long nextBase = used.get(i + 1).precedingEnd();
                 if (s.nextOffset < nextBase)
                 {
                     final boolean torn = !clean && beyondWatermark(cp, s.sequence, s.damagePosition);

@@ -129,6 +129,42 @@ class StoreToolsTest
         assertTrue(tools.out().contains("the next segment starts at"), tools.out());
     }
 
+    /**
+     * Issue 17: TRUNCATE_AT_CORRUPTION goes on after a lost newest segment at the old end, leaving a hole in the
+     * offsets that the next segment's header records; verify takes it as no damage and dump names it.
+     */
+    @Test
+    void verifyAndDumpAcceptAHoleInTheOffsetsRecoveryLeft() throws Exception
+    {
+        final Path logDir = dir.resolve("events");
+        Path newest = null;
+        try (java.util.stream.Stream<Path> files = Files.list(logDir))
+        {
+            for (final Path p : files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList())
+            {
+                final byte[] head = Files.readAllBytes(p);
+                if (java.nio.ByteBuffer.wrap(head).order(java.nio.ByteOrder.nativeOrder()).getLong(0) ==
+                    io.directlog.storage.format.SegmentHeaderDescriptor.MAGIC)
+                {
+                    newest = p;
+                }
+            }
+        }
+        assertTrue(newest != null && !newest.getFileName().toString().equals(SEGMENT_0), "a second segment");
+        Files.delete(newest);
+        try (LogStore store = LogStore.open(StoreConfig.builder(dir).memoryBudget(64L << 20)
+            .recoveryMode(io.directlog.storage.RecoveryMode.TRUNCATE_AT_CORRUPTION).build()))
+        {
+            final Log log = store.log("events");
+            assertEquals(RECORDS + 1, log.endOffset(), log.recoveryReport().toString());
+            assertEquals(RECORDS + 1, (long)log.append(new byte[PAYLOAD], Durability.DSYNC).get());
+        }
+        assertEquals(0, tools.verify(dir.toString()), tools.out() + tools.err());
+        assertTrue(tools.out().contains("no damage"), tools.out());
+        assertEquals(0, tools.dump(dir.toString(), "--log", "events"), tools.err());
+        assertTrue(tools.out().contains("after a hole ["), tools.out());
+    }
+
     @Test
     void verifyFindsATruncatedSegmentFile() throws Exception
     {

@@ -12,6 +12,11 @@ import org.agrona.MutableDirectBuffer;
  * {@code sequence} below {@code position}, was durable (fdatasync'ed or written with O_DSYNC) when the slot was
  * written. {@code position} is a record boundary whose next offset is {@code offset}.
  * <p>
+ * Version 3 also names the segments taken after the watermark's: the newest segment's sequence and base offset, and
+ * how many segments of the list lie beyond the watermark's. The writer writes a slot when it takes a segment, before
+ * any record in it is acknowledged (issue 17), so a segment file deleted after the watermark is found at recovery
+ * rather than taken for the end.
+ * <p>
  * Stateless.
  */
 public final class CheckpointDescriptor
@@ -19,11 +24,13 @@ public final class CheckpointDescriptor
     /** "DLOGCKP1" in little-endian. */
     public static final long MAGIC = 0x31504B43474F4C44L;
     /** The format version written. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
+    /** The second version, still read: no fields of the segments after the watermark's, CRC at {@link #CRC_OFFSET_V2}. */
+    public static final int VERSION_2 = 2;
     /** The first version, still read: no segment-list fields, CRC at {@link #CRC_OFFSET_V1}. */
     public static final int VERSION_1 = 1;
     /** Bytes of a slot that hold fields (the rest of the block is zero). */
-    public static final int FIELDS_LENGTH = 108;
+    public static final int FIELDS_LENGTH = 128;
     /** Flag bit: written by a clean close, after the final flush and fdatasync. */
     public static final int FLAG_CLEAN = 1;
     /** Flag bit: written by truncateTo before it zeroes the records after the watermark: the watermark is the end. */
@@ -44,7 +51,11 @@ public final class CheckpointDescriptor
     public static final int START_OFFSET_OFFSET = 80;
     public static final int FIRST_SEQUENCE_OFFSET = 88;
     public static final int SEGMENT_COUNT_OFFSET = 96;
-    public static final int CRC_OFFSET = 104;
+    public static final int CRC_OFFSET_V2 = 104;
+    public static final int NEWEST_SEQUENCE_OFFSET = 104;
+    public static final int NEWEST_BASE_OFFSET_OFFSET = 112;
+    public static final int TAKEN_AFTER_COUNT_OFFSET = 120;
+    public static final int CRC_OFFSET = 124;
 
     private CheckpointDescriptor()
     {
@@ -65,10 +76,14 @@ public final class CheckpointDescriptor
      * @param startOffset        the log's start offset (its end when it has no segment).
      * @param firstSequence      the first segment's sequence, or -1.
      * @param segmentCount       segments from the first through the watermark's.
+     * @param newestSequence     the newest segment's sequence, or -1.
+     * @param newestBase         its base offset, or -1.
+     * @param takenAfterCount    segments after the watermark's (taken since it was durable).
      */
     public static void write(final MutableDirectBuffer b, final long generation, final long logId, final long sequence,
         final long position, final long offset, final long lastRecordPosition, final long lastRecordOffset,
-        final int flags, final long startOffset, final long firstSequence, final int segmentCount)
+        final int flags, final long startOffset, final long firstSequence, final int segmentCount,
+        final long newestSequence, final long newestBase, final int takenAfterCount)
     {
         b.putLong(MAGIC_OFFSET, MAGIC);
         b.putInt(VERSION_OFFSET, VERSION);
@@ -84,6 +99,9 @@ public final class CheckpointDescriptor
         b.putLong(START_OFFSET_OFFSET, startOffset);
         b.putLong(FIRST_SEQUENCE_OFFSET, firstSequence);
         b.putInt(SEGMENT_COUNT_OFFSET, segmentCount);
+        b.putLong(NEWEST_SEQUENCE_OFFSET, newestSequence);
+        b.putLong(NEWEST_BASE_OFFSET_OFFSET, newestBase);
+        b.putInt(TAKEN_AFTER_COUNT_OFFSET, takenAfterCount);
         b.putInt(CRC_OFFSET, Checksums.crc32c(b, 0, CRC_OFFSET));
     }
 
@@ -95,8 +113,8 @@ public final class CheckpointDescriptor
     public static boolean isValid(final DirectBuffer b, final long logId)
     {
         final int version = b.getInt(VERSION_OFFSET);
-        final int crcAt = version == VERSION ? CRC_OFFSET : CRC_OFFSET_V1;
-        return b.getLong(MAGIC_OFFSET) == MAGIC && (version == VERSION || version == VERSION_1) &&
+        final int crcAt = version == VERSION ? CRC_OFFSET : version == VERSION_2 ? CRC_OFFSET_V2 : CRC_OFFSET_V1;
+        return b.getLong(MAGIC_OFFSET) == MAGIC && (version == VERSION || version == VERSION_2 || version == VERSION_1) &&
             b.getInt(crcAt) == Checksums.crc32c(b, 0, crcAt) && b.getLong(LOG_ID_OFFSET) == logId;
     }
 }

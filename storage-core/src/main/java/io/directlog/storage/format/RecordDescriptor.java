@@ -1,5 +1,8 @@
 package io.directlog.storage.format;
 
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
 /**
  * Layout of a record in a segment (format version 2). Records start at {@link SegmentHeaderDescriptor#LENGTH}
  * and are aligned to {@link #ALIGNMENT}; a record never straddles segments.
@@ -41,6 +44,23 @@ package io.directlog.storage.format;
  * gap; a scan that does not know the end (recovery) goes on after it only if the header at the boundary is the
  * record it expects. A zero length at a block boundary is always the end.
  * <p>
+ * <b>Write marks.</b> In a segment made from a recycled file ({@link SegmentHeaderDescriptor#FLAG_WRITE_MARKS}) the
+ * bytes after the end are stale records of older segments, so garbage over a record that starts at a block boundary
+ * (its write's first record) cannot be told from them by itself. So the gap after each write there ends with a
+ * mark, in the last {@link #WRITE_MARK_LENGTH} bytes before the block boundary (as far from the write's first record
+ * as the write reaches), that names the segment (its base offset) and the offset after the write's last record,
+ * under a CRC32C:
+ * <pre>
+ *  gap          length   int   0 (the gap), then filler as in any gap up to the mark
+ *  mark+0       zero     int   0 (the gap's length field when the gap is just the mark)
+ *  mark+4       CRC32C   int   of bytes [mark+8, mark+24), XOR {@link #WRITE_MARK_SEED}
+ *  mark+8       base     long  the segment's base offset (no older segment of the log has it)
+ *  mark+16      end      long  the offset after the write's last record
+ *  mark+24                     the block boundary
+ * </pre>
+ * A mark of the segment after the end of its records proves the segment wrote there (issue 17, defect 1). A gap too
+ * short for a mark (under {@link #WRITE_MARK_LENGTH} bytes), or a write that ends on a block boundary, has none.
+ * <p>
  * Stateless; thread-safe.
  */
 public final class RecordDescriptor
@@ -67,6 +87,16 @@ public final class RecordDescriptor
     public static final byte GAP_FILL = 0x5A;
     /** A gap is judged sector by sector: each is all filler, or all zero (never written). */
     public static final int GAP_SECTOR = 512;
+    /** Bytes of a write mark, from the gap's start (its zero length field included). */
+    public static final int WRITE_MARK_LENGTH = 24;
+    /** Offset in a mark of its CRC32C. */
+    public static final int WRITE_MARK_CRC_OFFSET = 4;
+    /** Offset in a mark of the segment's base offset. */
+    public static final int WRITE_MARK_BASE_OFFSET = 8;
+    /** Offset in a mark of the offset after the write's last record. */
+    public static final int WRITE_MARK_END_OFFSET = 16;
+    /** XORed into a mark's CRC, so that a mark is never a CRC of zeros or of filler by chance. */
+    public static final int WRITE_MARK_SEED = 0x4B524D57;
 
     private RecordDescriptor()
     {
@@ -118,6 +148,37 @@ public final class RecordDescriptor
     public static int maxPayloadLength(final int segmentSize)
     {
         return segmentSize - SegmentHeaderDescriptor.LENGTH - HEADER_LENGTH;
+    }
+
+    /**
+     * Writes a write mark (the gap's filler before it is the caller's).
+     *
+     * @param buffer     the segment's bytes.
+     * @param gap        where the mark goes: {@link #WRITE_MARK_LENGTH} bytes before the block boundary.
+     * @param baseOffset the segment's base offset.
+     * @param endOffset  the offset after the write's last record.
+     */
+    public static void putWriteMark(final MutableDirectBuffer buffer, final int gap, final long baseOffset,
+        final long endOffset)
+    {
+        buffer.putInt(gap + LENGTH_OFFSET, 0);
+        buffer.putLong(gap + WRITE_MARK_BASE_OFFSET, baseOffset);
+        buffer.putLong(gap + WRITE_MARK_END_OFFSET, endOffset);
+        buffer.putInt(gap + WRITE_MARK_CRC_OFFSET, Checksums.crc32c(buffer, gap + WRITE_MARK_BASE_OFFSET, 16) ^
+            WRITE_MARK_SEED);
+    }
+
+    /**
+     * @param buffer the bytes.
+     * @param at     an 8-byte aligned buffer index with at least {@link #WRITE_MARK_LENGTH} bytes after it.
+     * @return true when a valid write mark starts there (any segment's: compare its base offset).
+     */
+    public static boolean isWriteMark(final DirectBuffer buffer, final int at)
+    {
+        return buffer.getInt(at + LENGTH_OFFSET) == 0 && buffer.getLong(at + WRITE_MARK_BASE_OFFSET) >= 0 &&
+            buffer.getLong(at + WRITE_MARK_END_OFFSET) > buffer.getLong(at + WRITE_MARK_BASE_OFFSET) &&
+            buffer.getInt(at + WRITE_MARK_CRC_OFFSET) ==
+            (Checksums.crc32c(buffer, at + WRITE_MARK_BASE_OFFSET, 16) ^ WRITE_MARK_SEED);
     }
 
     /**

@@ -20,11 +20,16 @@ import org.agrona.concurrent.UnsafeBuffer;
  *                                    the next multiple of it (a gap, see RecordDescriptor); 4096 or a larger
  *                                    direct-I/O alignment
  *  48      created          long     epoch ms when the writer took the segment
- *  56      flags            int      version 3: {@link #FLAG_RECYCLED}
+ *  56      flags            int      version 3: {@link #FLAG_RECYCLED}, {@link #FLAG_HOLE_BEFORE},
+ *                                    {@link #FLAG_WRITE_MARKS}
  *  60      CRC32C           int      version 3: of bytes [0, 60)
- *  64 .. 4095               zero
+ *  64      hole from        long     with {@link #FLAG_HOLE_BEFORE} only: where the previous segment's records end
+ *  72      hole CRC32C      int      with {@link #FLAG_HOLE_BEFORE} only: of bytes [0, 72)
+ *  64 .. 4095               zero otherwise
  * </pre>
- * Version 2 has no flags: its CRC32C is at 56, of bytes [0, 56), and its segments are always pre-zeroed.
+ * Version 2 has no flags: its CRC32C is at 56, of bytes [0, 56), and its segments are always pre-zeroed. A reader
+ * that knows only {@link #FLAG_RECYCLED} refuses a header with {@link #FLAG_HOLE_BEFORE} ("unknown flags"), so an
+ * older build never reads a log with a hole as if its offsets ran on.
  * Stateless; thread-safe.
  */
 public final class SegmentHeaderDescriptor
@@ -71,6 +76,24 @@ public final class SegmentHeaderDescriptor
      * and not as damage; without the flag everything after the end must be zero.
      */
     public static final int FLAG_RECYCLED = 1;
+    /**
+     * The offsets {@code [holeFrom, baseOffset)} before this segment belong to no record: recovery under
+     * TRUNCATE_AT_CORRUPTION found the records ending below an offset the checkpoint names as acknowledged (a lost
+     * segment, or damage below the watermark) and went on there, so that no offset is given to a second record
+     * (issue 17). The previous segment's records end at {@link #HOLE_FROM_OFFSET}, not at this base offset.
+     */
+    public static final int FLAG_HOLE_BEFORE = 2;
+    /**
+     * The gaps of this segment start with write marks ({@link RecordDescriptor#putWriteMark}): set with
+     * {@link #FLAG_RECYCLED} by this build, so that garbage over a write's first record at a block boundary is told
+     * from the stale bytes of the older file (issue 17, defect 1). A reader that does not know marks refuses the
+     * header ("unknown flags") instead of taking a marked gap for damage.
+     */
+    public static final int FLAG_WRITE_MARKS = 4;
+    /** Offset of where the hole before the segment starts (with {@link #FLAG_HOLE_BEFORE}). */
+    public static final int HOLE_FROM_OFFSET = 64;
+    /** Offset of the CRC of bytes [0, 72) (with {@link #FLAG_HOLE_BEFORE}). */
+    public static final int HOLE_CRC_OFFSET = 72;
 
     private SegmentHeaderDescriptor()
     {
@@ -103,6 +126,39 @@ public final class SegmentHeaderDescriptor
         buffer.putLong(CREATED_OFFSET, created);
         buffer.putInt(FLAGS_OFFSET, flags);
         buffer.putInt(CRC_OFFSET, Checksums.crc32c(buffer, 0, CRC_OFFSET));
+    }
+
+    /**
+     * Writes the header of a segment that follows a hole in the offsets ({@link #FLAG_HOLE_BEFORE}).
+     *
+     * @param buffer      the segment's first block.
+     * @param logId       the log's id.
+     * @param baseOffset  the first record's offset.
+     * @param sequence    the file's sequence number.
+     * @param segmentSize the segment's capacity.
+     * @param blockSize   the write unit.
+     * @param created     epoch ms.
+     * @param holeFrom    where the previous segment's records end: below {@code baseOffset}.
+     */
+    public static void writeAfterHole(final UnsafeBuffer buffer, final long logId, final long baseOffset,
+        final long sequence, final int segmentSize, final int blockSize, final long created, final long holeFrom)
+    {
+        if (holeFrom < 0 || holeFrom >= baseOffset)
+        {
+            throw new IllegalArgumentException("hole from " + holeFrom + " is not below the base offset " + baseOffset);
+        }
+        write(buffer, logId, baseOffset, sequence, segmentSize, blockSize, created, FLAG_HOLE_BEFORE);
+        buffer.putLong(HOLE_FROM_OFFSET, holeFrom);
+        buffer.putInt(HOLE_CRC_OFFSET, Checksums.crc32c(buffer, 0, HOLE_CRC_OFFSET));
+    }
+
+    /**
+     * @param buffer a segment's first block with a valid header.
+     * @return where the hole before the segment starts, or -1 when its offsets follow on from the previous one's.
+     */
+    public static long holeFrom(final UnsafeBuffer buffer)
+    {
+        return (flags(buffer) & FLAG_HOLE_BEFORE) != 0 ? buffer.getLong(HOLE_FROM_OFFSET) : -1;
     }
 
     /**
@@ -151,9 +207,17 @@ public final class SegmentHeaderDescriptor
         {
             return "unsupported format version " + version;
         }
-        if (version == VERSION && (buffer.getInt(FLAGS_OFFSET) & ~FLAG_RECYCLED) != 0)
+        if (version == VERSION && (buffer.getInt(FLAGS_OFFSET) & ~(FLAG_RECYCLED | FLAG_HOLE_BEFORE | FLAG_WRITE_MARKS)) != 0)
         {
             return "unknown flags 0x" + Integer.toHexString(buffer.getInt(FLAGS_OFFSET));
+        }
+        if (version == VERSION && (buffer.getInt(FLAGS_OFFSET) & FLAG_HOLE_BEFORE) != 0)
+        {
+            final String hole = validateHole(buffer);
+            if (hole != null)
+            {
+                return hole;
+            }
         }
         if (buffer.getInt(HEADER_LENGTH_OFFSET) != LENGTH)
         {
@@ -165,6 +229,21 @@ public final class SegmentHeaderDescriptor
         {
             return "block size " + blockSize + " is not a power of two of at least " + LENGTH + " dividing the " +
                 "segment size " + segmentSize;
+        }
+        return null;
+    }
+
+    private static String validateHole(final UnsafeBuffer buffer)
+    {
+        if (buffer.getInt(HOLE_CRC_OFFSET) != Checksums.crc32c(buffer, 0, HOLE_CRC_OFFSET))
+        {
+            return "hole CRC mismatch";
+        }
+        final long from = buffer.getLong(HOLE_FROM_OFFSET);
+        final long base = buffer.getLong(BASE_OFFSET_OFFSET);
+        if (from < 0 || from >= base)
+        {
+            return "hole from offset " + from + " is not below the base offset " + base;
         }
         return null;
     }

@@ -35,10 +35,13 @@ final class Checkpoint implements AutoCloseable
      * @param startOffset        the log's start offset then, or -1 (a version 1 slot).
      * @param firstSequence      the first segment's sequence then, or -1 (none, or a version 1 slot).
      * @param segmentCount       segments from the first through the watermark's, or -1 (a version 1 slot).
+     * @param newestSequence     the newest segment's sequence then, or -1 (none, or a slot before version 3).
+     * @param newestBase         its base offset, or -1.
+     * @param takenAfterCount    segments after the watermark's then, or -1 (a slot before version 3).
      */
     record State(long generation, long sequence, long position, long offset, long lastRecordPosition,
         long lastRecordOffset, boolean clean, boolean truncating, long startOffset, long firstSequence,
-        int segmentCount)
+        int segmentCount, long newestSequence, long newestBase, int takenAfterCount)
     {
         /** @return true when the slot names the segment list (version 2). */
         boolean knowsSegments()
@@ -135,7 +138,9 @@ final class Checkpoint implements AutoCloseable
                         continue;
                     }
                     valid++;
-                    final boolean v2 = b.getInt(CheckpointDescriptor.VERSION_OFFSET) == CheckpointDescriptor.VERSION;
+                    final int version = b.getInt(CheckpointDescriptor.VERSION_OFFSET);
+                    final boolean v2 = version >= CheckpointDescriptor.VERSION_2;
+                    final boolean v3 = version >= CheckpointDescriptor.VERSION;
                     final State st = new State(b.getLong(CheckpointDescriptor.GENERATION_OFFSET),
                         b.getLong(CheckpointDescriptor.SEQUENCE_OFFSET), b.getLong(CheckpointDescriptor.POSITION_OFFSET),
                         b.getLong(CheckpointDescriptor.OFFSET_OFFSET),
@@ -145,7 +150,10 @@ final class Checkpoint implements AutoCloseable
                         (b.getInt(CheckpointDescriptor.FLAGS_OFFSET) & CheckpointDescriptor.FLAG_TRUNCATING) != 0,
                         v2 ? b.getLong(CheckpointDescriptor.START_OFFSET_OFFSET) : -1,
                         v2 ? b.getLong(CheckpointDescriptor.FIRST_SEQUENCE_OFFSET) : -1,
-                        v2 ? b.getInt(CheckpointDescriptor.SEGMENT_COUNT_OFFSET) : -1);
+                        v2 ? b.getInt(CheckpointDescriptor.SEGMENT_COUNT_OFFSET) : -1,
+                        v3 ? b.getLong(CheckpointDescriptor.NEWEST_SEQUENCE_OFFSET) : -1,
+                        v3 ? b.getLong(CheckpointDescriptor.NEWEST_BASE_OFFSET_OFFSET) : -1,
+                        v3 ? b.getInt(CheckpointDescriptor.TAKEN_AFTER_COUNT_OFFSET) : -1);
                     if (best == null || st.generation() > best.generation())
                     {
                         best = st;
@@ -179,7 +187,8 @@ final class Checkpoint implements AutoCloseable
     /**
      * Writes the last watermark again with the segment list as it is now: retention calls this after it took
      * segments out of the list and before it removes their files, so that a file missing at open is never one
-     * retention removed (issue 17).
+     * retention removed (issue 17); the writer calls it when it took a segment (the roll), before any record in it
+     * is acknowledged, so that a segment file lost after the watermark is found at open.
      *
      * @throws IOException when the write fails.
      */
@@ -255,12 +264,14 @@ final class Checkpoint implements AutoCloseable
         {
             count += s.sequence() <= w.sequence() ? 1 : 0;
         }
+        final Segment newest = segments.length > 0 ? segments[segments.length - 1] : null;
         // the start a log with no segment (all dropped, or none yet) keeps is its end: offsets are never reused
         final long start = segments.length > 0 && count > 0 ? segments[0].baseOffset() : w.offset();
         final long first = segments.length > 0 && count > 0 ? segments[0].sequence() : -1;
         slot.zero();
         CheckpointDescriptor.write(slot.buffer(), g, logId, w.sequence(), w.position(), w.offset(),
-            w.lastRecordPosition(), w.lastRecordOffset(), flags, start, first, count);
+            w.lastRecordPosition(), w.lastRecordOffset(), flags, start, first, count,
+            newest == null ? -1 : newest.sequence(), newest == null ? -1 : newest.baseOffset(), segments.length - count);
         file.write(slot.byteBuffer(), 0, block, (g & 1) * block);
         lastWritten = w;
         generation = g;

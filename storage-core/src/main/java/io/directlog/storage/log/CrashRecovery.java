@@ -59,6 +59,8 @@ final class CrashRecovery extends RecoveryStep
         /** Where damage starts: the cut, or past a gap after it. */
         int damageAt;
         long cutOffset;
+        /** The highest end offset a write mark of this segment names past the end (a recycled segment), or -1. */
+        long markEnd = -1;
         String damage;
         boolean below;
         boolean bytesMissing;
@@ -286,10 +288,20 @@ final class CrashRecovery extends RecoveryStep
         final boolean recycledStop = segment.recycled() && stop != RecordScanner.Stop.LIMIT;
         final boolean validLater = recycledStop && DamageProbe.validRecordAfter(buffer, cut, size, cutOffset,
             recordLogId, segment.blockSize()).endOffset >= 0;
+        // or a write mark of this segment past the end: it wrote there (a write's first record garbled at a block
+        // boundary, where stale bytes are possible too: issue 17, defect 1)
+        scan.markEnd = recycledStop && !validLater ? DamageProbe.markEndAfter(buffer, cut, size,
+            segment.baseOffset(), cutOffset, segment.blockSize()) : -1;
         if (recycledStop && validLater)
         {
             scan.damage = stop == RecordScanner.Stop.INVALID ? scanner.reason() :
                 "an all-zero header with valid records of this segment after it";
+        }
+        else if (scan.markEnd >= 0)
+        {
+            scan.damage = (stop == RecordScanner.Stop.INVALID ? scanner.reason() : "an all-zero header") +
+                ", with a write mark of this segment after it (records up to offset " + scan.markEnd + " were " +
+                "written there)";
         }
         else if (recycledStop && stop == RecordScanner.Stop.INVALID &&
             DamageProbe.writtenHere(buffer, damageAt, size, segment.blockSize(), cutOffset, recordLogId))
@@ -317,10 +329,12 @@ final class CrashRecovery extends RecoveryStep
     /** @return why the segment's end is not the next segment's start, or null when it is (or it is the last). */
     private static String notContiguous(final Scan scan)
     {
-        if (!scan.isLast && scan.cutOffset != scan.next.baseOffset())
+        // the next segment's header may record a hole before it: then this one's records end where the hole starts
+        if (!scan.isLast && scan.cutOffset != scan.next.precedingEnd())
         {
             return "the segment ends at offset " + scan.cutOffset + " but the next one (" +
-                scan.next.path().getFileName() + ") starts at " + scan.next.baseOffset();
+                scan.next.path().getFileName() + ") starts at " + scan.next.baseOffset() +
+                (scan.next.holeFrom() >= 0 ? " after a hole from " + scan.next.holeFrom() : "");
         }
         return null;
     }
@@ -372,7 +386,7 @@ final class CrashRecovery extends RecoveryStep
             " offset " + cutOffset + ": " + scope.unreadable(segment.path(), cut, scan.damage);
         final DamageProbe.ValidAfter valid = DamageProbe.validRecordAfter(scan.buffer, cut, scan.size, cutOffset,
             recordLogId, segment.blockSize());
-        final long after = valid.endOffset;
+        final long after = Math.max(valid.endOffset, scan.markEnd);
         final long later = scan.isLast ? -1 : scope.endOfDropped(used, i + 1, recordLogId);
         // looksTorn only where the verdict may depend on it (it reads the damaged span sector by sector)
         final boolean torn = !rules.asksIfTorn(after >= 0, segment.recycled()) ||

@@ -56,6 +56,33 @@ final class DamageProbe
     }
 
     /**
+     * The write marks of a segment after its records' end (issue 17, defect 1): the gap after each write in a
+     * segment with write marks names the segment's base offset and the write's end offset, and no older segment of
+     * the log has that base offset, so such a mark past the end proves the segment wrote there (garbage over a
+     * write's first record, or a torn write whose first sectors did not land). Marks lie at 8-byte positions off
+     * block boundaries.
+     *
+     * @return the highest end offset of this segment's marks at or after {@code from} that lies above
+     *     {@code endOffset}, or -1 when there is none.
+     */
+    static long markEndAfter(final UnsafeBuffer buffer, final int from, final int size, final long baseOffset,
+        final long endOffset, final int blockSize)
+    {
+        long found = -1;
+        for (int p = from & -RecordDescriptor.ALIGNMENT; p + RecordDescriptor.WRITE_MARK_LENGTH <= size;
+            p += RecordDescriptor.ALIGNMENT)
+        {
+            if ((p & (blockSize - 1)) != 0 && buffer.getLong(p + RecordDescriptor.WRITE_MARK_BASE_OFFSET) == baseOffset &&
+                buffer.getLong(p + RecordDescriptor.WRITE_MARK_END_OFFSET) > endOffset &&
+                RecordDescriptor.isWriteMark(buffer, p))
+            {
+                found = Math.max(found, buffer.getLong(p + RecordDescriptor.WRITE_MARK_END_OFFSET));
+            }
+        }
+        return found;
+    }
+
+    /**
      * In a recycled segment, whether the bytes at {@code at}, where the scan stopped on a header that failed its
      * checks, were written by this segment rather than left by an older one (so they are damage, not its end).
      * Every write covers whole blocks from a block boundary, so a position inside a block that the last good record

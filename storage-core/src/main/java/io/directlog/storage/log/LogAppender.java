@@ -373,7 +373,9 @@ final class LogAppender
         final int to = Math.min(segment.capacity(), block.up(writePosition));
         try
         {
-            RecordEncoder.fillGap(page.buffer(), writePosition, to);
+            // a recycled segment's gaps carry write marks (stale bytes follow its end: issue 17, defect 1)
+            RecordEncoder.fillGap(page.buffer(), writePosition, to, segment.recycled() ? segment.baseOffset() : -1,
+                nextOffset);
             final long took = forSharedFlush ? flushWriter.writeForSharedFlush(segment, page.bytes(), from, to) :
                 flushWriter.write(segment, page.bytes(), from, to, dsync, acks.durable() > 0);
             counters.addFlushNanos(took);
@@ -480,7 +482,7 @@ final class LogAppender
         rolls.activate(segment, nextOffset);
         flushWriter.onNewActive(previous != null);
         context.preparer().signal();
-        return null;
+        return lifecycle.failure(); // null unless the roll's checkpoint write failed
     }
 
     // ---------------------------------------------------------------- for truncation and close (writer thread)

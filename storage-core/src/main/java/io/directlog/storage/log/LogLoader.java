@@ -54,6 +54,7 @@ final class LogLoader
     private final RecoveryScope scope;
     private final SegmentListCheck listCheck;
     private final CrashRecovery crash;
+    private final OffsetHole hole;
 
     LogLoader(final String name, final Path dir, final LogContext context, final LogConfig config)
     {
@@ -68,6 +69,7 @@ final class LogLoader
         this.scope = new RecoveryScope(name, dir, context);
         this.listCheck = new SegmentListCheck(scope);
         this.crash = new CrashRecovery(scope);
+        this.hole = new OffsetHole(scope);
     }
 
     /**
@@ -110,10 +112,16 @@ final class LogLoader
             listCheck.checkBadNewest(bad, headers.badNewest, headers.badReason, state, used,
                 scope.alignUp((int)Math.max(align, Math.min(meta.segmentSize(), fileSize(bad)))), meta);
         }
-        final long nextSequence = files.isEmpty() ? 0 : files.lastKey() + 1;
+        long nextSequence = files.isEmpty() ? 0 : files.lastKey() + 1;
         try
         {
             clean = recoverTail(used, state, meta, clean);
+            final long recoveredEnd = scope.tail.endOffset();
+            final long continueAt = hole.continueAt(state);
+            if (continueAt >= 0)
+            {
+                hole.open(used, continueAt, nextSequence++, effective.initialSegmentSize(), host, meta.logId());
+            }
             final List<PreparedSegment> spares = sortBlankFiles(headers, files, clean, SegmentLadder.of(effective));
             scope.phase("spares");
             final long millis = (System.nanoTime() - started) / 1_000_000;
@@ -123,7 +131,7 @@ final class LogLoader
             }
             final long start = used.isEmpty() ? scope.tail.endOffset() : used.get(0).baseOffset();
             return new RecoveredLog(meta, effective, host, checkpoint, List.copyOf(used), start, scope.tail, nextSequence,
-                spares, List.copyOf(scope.recycle), report(state, clean, millis));
+                spares, List.copyOf(scope.recycle), report(state, clean, millis, recoveredEnd));
         }
         catch (final IOException | RuntimeException e)
         {
@@ -232,7 +240,8 @@ final class LogLoader
                 }
                 headers.used.add(new Segment(host, e.getKey(), h.getLong(SegmentHeaderDescriptor.BASE_OFFSET_OFFSET),
                     e.getValue(), headerSize, h.getInt(SegmentHeaderDescriptor.BLOCK_SIZE_OFFSET),
-                    (SegmentHeaderDescriptor.flags(h) & SegmentHeaderDescriptor.FLAG_RECYCLED) != 0));
+                    (SegmentHeaderDescriptor.flags(h) & SegmentHeaderDescriptor.FLAG_RECYCLED) != 0,
+                    SegmentHeaderDescriptor.holeFrom(h)));
             }
         }
         finally
@@ -262,7 +271,8 @@ final class LogLoader
         for (int i = 0; i + 1 < used.size(); i++)
         {
             final Segment s = used.get(i);
-            final long nextBase = used.get(i + 1).baseOffset();
+            // where the next segment says this one's records end: its base, or where the hole before it starts
+            final long nextBase = used.get(i + 1).precedingEnd();
             if (nextBase < s.baseOffset())
             {
                 throw new CorruptLogException("log '" + name + "': segment " + used.get(i + 1).path() +
@@ -353,10 +363,10 @@ final class LogLoader
         return spares;
     }
 
-    /** @return the report of what this open did. */
-    private RecoveryReport report(final Checkpoint.State state, final boolean clean, final long millis)
+    /** @return the report of what this open did; {@code end} is where the records end (a hole goes on after it). */
+    private RecoveryReport report(final Checkpoint.State state, final boolean clean, final long millis,
+        final long end)
     {
-        final long end = scope.tail.endOffset();
         if (state != null && rules.countsDroppedUpToWatermark(clean))
         {
             // the checkpoint's watermark was durable: records up to it existed, whatever was found of them

@@ -132,8 +132,12 @@ final class LogTruncation
      * it by their pins), and writes a plain checkpoint. Holds the index lock throughout: the syncer's index writes
      * and retention never interleave with it.
      */
-    private void onTruncate(final long offset) throws IOException
+    private void onTruncate(final long requested) throws IOException
     {
+        // an offset in a hole recovery left (issue 17) is no record's: cutting there would give the hole's offsets
+        // to new records, so the cut goes to the hole's end (what is kept is the same: no record lies between)
+        final Segment afterHole = ReadPath.afterHole(parts.segments().all(), requested);
+        final long offset = afterHole != null ? afterHole.baseOffset() : requested;
         final LogLifecycle lifecycle = parts.lifecycle();
         if (lifecycle.failure() != null)
         {

@@ -92,11 +92,18 @@ final class ReadPath
         {
             throw new OffsetOutOfRangeException(log.name(), offset, start, end);
         }
+        final Segment[] segments = log.segments();
+        final Segment afterHole = afterHole(segments, offset);
+        if (afterHole != null)
+        {
+            // an offset in a hole recovery left (issue 17): no record has it; the read goes on at the hole's end
+            return readChecked(afterHole.baseOffset(), maxBytes, sequential);
+        }
         if (offset >= visible)
         {
             return SegmentRecordBatch.empty(offset);
         }
-        final Segment segment = find(log.segments(), offset);
+        final Segment segment = find(segments, offset);
         if (segment == null || segment.isDeleted())
         {
             throw new OffsetOutOfRangeException(log.name(), offset, log.startOffset(), end);
@@ -506,6 +513,21 @@ final class ReadPath
             }
         }
         return visible;
+    }
+
+    /**
+     * @return the segment after the hole in the offsets that holds {@code offset} (its header's FLAG_HOLE_BEFORE:
+     *     no record has an offset in {@code [holeFrom, baseOffset)}), or null when {@code offset} is in no hole.
+     */
+    static Segment afterHole(final Segment[] segments, final long offset)
+    {
+        final int i = indexOf(segments, offset) + 1;
+        if (i < segments.length && segments[i].holeFrom() >= 0 && offset >= segments[i].holeFrom() &&
+            offset < segments[i].baseOffset())
+        {
+            return segments[i];
+        }
+        return null;
     }
 
     static Segment find(final Segment[] segments, final long offset)

@@ -55,4 +55,22 @@ final class RecordEncoder
             buffer.setMemory(end + 4, blockEnd - end - 4, RecordDescriptor.GAP_FILL); // the length field stays 0
         }
     }
+
+    /**
+     * Fills a write's gap; in a segment with write marks (a recycled one), ends it with the mark naming the
+     * segment and the write's end offset, when it has room for one (see RecordDescriptor): at the block's end, as
+     * far from the write's first record as the write reaches, so that damage over that record leaves it.
+     *
+     * @param baseOffset the segment's base offset, or -1 for no mark.
+     * @param endOffset  the offset after the write's last record.
+     */
+    static void fillGap(final UnsafeBuffer buffer, final int end, final int blockEnd, final long baseOffset,
+        final long endOffset)
+    {
+        fillGap(buffer, end, blockEnd);
+        if (baseOffset >= 0 && blockEnd - end >= RecordDescriptor.WRITE_MARK_LENGTH)
+        {
+            RecordDescriptor.putWriteMark(buffer, blockEnd - RecordDescriptor.WRITE_MARK_LENGTH, baseOffset, endOffset);
+        }
+    }
 }

@@ -244,7 +244,7 @@ public final class RecordScanner
     /**
      * Whether {@code [from, to)} is a gap as the format defines it (see {@link RecordDescriptor}): empty, or a zero
      * length field followed by sectors each all {@link RecordDescriptor#GAP_FILL} or all zero (a torn write of the
-     * gap's block). Buffer index 0 must lie on a sector boundary of the segment.
+     * gap's block), up to the boundary or to a write mark that ends there. Buffer index 0 must lie on a sector boundary of the segment.
      *
      * @param buffer bytes.
      * @param from   the gap's start (a record's end).
@@ -261,10 +261,13 @@ public final class RecordScanner
         {
             return false;
         }
+        // a write mark (a recycled segment's gaps end with one): the filler rule holds before it
+        final int mark = to - RecordDescriptor.WRITE_MARK_LENGTH;
+        final int limit = mark >= from && RecordDescriptor.isWriteMark(buffer, mark) ? mark : to;
         int at = from + 4;
-        while (at < to)
+        while (at < limit)
         {
-            final int end = Math.min(to, (at & -RecordDescriptor.GAP_SECTOR) + RecordDescriptor.GAP_SECTOR);
+            final int end = Math.min(limit, (at & -RecordDescriptor.GAP_SECTOR) + RecordDescriptor.GAP_SECTOR);
             final byte first = buffer.getByte(at);
             if (first != 0 && first != RecordDescriptor.GAP_FILL)
             {

@@ -42,6 +42,8 @@ public final class Segment implements CacheOwner
     private final int capacity;
     private final int blockSize;
     private final boolean recycled;
+    /** Where the hole in the offsets before this segment starts (its header's FLAG_HOLE_BEFORE), or -1. */
+    private final long holeFrom;
     private final Object loadLock = new Object();
     private volatile int endPosition;
     private volatile long endOffset;
@@ -70,6 +72,19 @@ public final class Segment implements CacheOwner
     public Segment(final SegmentHost host, final long sequence, final long baseOffset, final Path path,
         final int capacity, final int blockSize, final boolean recycled)
     {
+        this(host, sequence, baseOffset, path, capacity, blockSize, recycled, -1);
+    }
+
+    /**
+     * A segment whose header may record a hole in the offsets before it.
+     *
+     * @param holeFrom where the previous segment's records end when a hole lies before this one (below
+     *                 {@code baseOffset}), or -1.
+     */
+    public Segment(final SegmentHost host, final long sequence, final long baseOffset, final Path path,
+        final int capacity, final int blockSize, final boolean recycled, final long holeFrom)
+    {
+        this.holeFrom = holeFrom;
         this.recycled = recycled;
         this.host = host;
         this.sequence = sequence;
@@ -84,6 +99,21 @@ public final class Segment implements CacheOwner
     public boolean recycled()
     {
         return recycled;
+    }
+
+    /**
+     * @return the offset the previous segment's records end at: this segment's base offset, or the start of the
+     *     hole before it (offsets {@code [holeFrom, baseOffset)} belong to no record).
+     */
+    public long precedingEnd()
+    {
+        return holeFrom >= 0 ? holeFrom : baseOffset;
+    }
+
+    /** @return where the hole before this segment starts, or -1 when its offsets follow on from the previous one. */
+    public long holeFrom()
+    {
+        return holeFrom;
     }
 
     /** @return the file's sequence number. */

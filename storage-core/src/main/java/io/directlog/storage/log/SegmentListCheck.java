@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.TreeMap;
 
 import io.directlog.storage.CorruptLogException;
+import io.directlog.storage.LogConfig;
 import io.directlog.storage.MemoryBudgetExceededException;
 import io.directlog.storage.RecoveryMode;
 import io.directlog.storage.cache.CachePage;
@@ -48,9 +49,10 @@ final class SegmentListCheck extends RecoveryStep
         final long badNewest, final List<Long> badLater, final Checkpoint.State state, final LogMeta meta)
         throws IOException
     {
+        final boolean takenLost = checkTakenAfterWatermark(used, blank, files, badNewest, badLater, state);
         if (state == null || !state.knowsSegments() || state.segmentCount() <= 0 || state.firstSequence() < 0)
         {
-            return false;
+            return takenLost;
         }
         final long first = state.firstSequence();
         final long last = state.sequence();
@@ -74,7 +76,7 @@ final class SegmentListCheck extends RecoveryStep
         if (present >= state.segmentCount() && !startLost)
         {
             dropBelowFirst(used, blank, first);
-            return false;
+            return takenLost;
         }
         final String where = "log '" + name + "': the checkpoint names " + state.segmentCount() + " segment(s) from " +
             SegmentFiles.segment(dir, first).getFileName() + " (start offset " + state.startOffset() +
@@ -109,7 +111,79 @@ final class SegmentListCheck extends RecoveryStep
             scope.startLostFrom = state.startOffset();
             scope.startLostTo = state.offset();
         }
-        return cutAtLostMiddleSegment(used, state, meta, where) || dropped;
+        return cutAtLostMiddleSegment(used, state, meta, where) || dropped || takenLost;
+    }
+
+    /**
+     * A version 3 checkpoint also names the segments taken after the watermark's (the writer writes a slot at each
+     * roll, before any record of the new segment is acknowledged): how many and the newest. One of their files
+     * missing (deleted, or renamed away) may have held acknowledged records, beyond every durable point recovery
+     * knows (issue 17, defect 5): the other modes refuse; {@link RecoveryMode#TRUNCATE_AT_CORRUPTION} goes on (the
+     * scan ends the log where the records stop following on) with the dropped range open-ended from the end, since
+     * how far the lost file's records reached is not known. A file there with no header or a bad one is not
+     * missing: a taken segment whose first write did not land, judged by the scan; but one with no header and
+     * shorter than any segment (emptied) is. A truncation in progress (its
+     * checkpoint is the end) and a clean close name nothing after the watermark.
+     * <p>
+     * Limitation: a crash during an open that recycled files after the watermark (a cut), before that open wrote
+     * its first checkpoint, leaves them named here: the next open refuses, and TRUNCATE_AT_CORRUPTION opens it.
+     *
+     * @return true when a file was missing and the open goes on (TRUNCATE_AT_CORRUPTION).
+     */
+    private boolean checkTakenAfterWatermark(final List<Segment> used, final List<Long> blank,
+        final TreeMap<Long, Path> files, final long badNewest, final List<Long> badLater, final Checkpoint.State state)
+        throws IOException
+    {
+        if (state == null || state.takenAfterCount() <= 0 || state.truncating() || state.clean())
+        {
+            return false;
+        }
+        final long after = state.sequence();
+        final long newest = state.newestSequence();
+        int present = 0;
+        for (final Segment s : used)
+        {
+            present += s.sequence() > after && s.sequence() <= newest ? 1 : 0;
+        }
+        final List<Long> others = new ArrayList<>();
+        for (final long sequence : blank)
+        {
+            // a taken file whose header never landed is whole (its rung's size); an emptied one is not there
+            if (fileSize(files.get(sequence)) >= LogConfig.INITIAL_SEGMENT_SIZE_MIN)
+            {
+                others.add(sequence);
+            }
+        }
+        others.addAll(badLater);
+        others.add(badNewest);
+        for (final long sequence : others)
+        {
+            present += sequence > after && sequence <= newest ? 1 : 0;
+        }
+        if (present >= state.takenAfterCount())
+        {
+            return false;
+        }
+        final String where = "log '" + name + "': the checkpoint names " + state.takenAfterCount() + " segment(s) " +
+            "taken after the watermark's (segment " + after + ", offset " + state.offset() + "), the newest " +
+            SegmentFiles.segment(dir, newest).getFileName() + " at offset " + state.newestBase() + ", but " + present +
+            " of their files are there: records beyond the watermark, maybe acknowledged, are missing";
+        if (!rules.givesUpLostSegments())
+        {
+            throw new CorruptLogException(where + " (recovery mode " + mode + ")");
+        }
+        scope.droppedUnbounded = true;
+        LOG.log(System.Logger.Level.WARNING, where + ": the log ends where its records stop following on, the " +
+            "dropped range open-ended from there (TRUNCATE_AT_CORRUPTION)");
+        return true;
+    }
+
+    private long fileSize(final Path path) throws IOException
+    {
+        try (BlockFile f = io.open(path, FileMode.READ, false))
+        {
+            return f.size();
+        }
     }
 
     /**
@@ -126,7 +200,7 @@ final class SegmentListCheck extends RecoveryStep
         for (int k = 0; k + 1 < used.size() && used.get(k).sequence() < last; k++)
         {
             final long end = scope.endOfDropped(used, k, k + 1, recordLogId);
-            if (end != used.get(k + 1).baseOffset())
+            if (end != used.get(k + 1).precedingEnd())
             {
                 scope.droppedEnd = Math.max(scope.droppedEnd,
                     Math.max(state.offset(), scope.endOfDropped(used, k + 1, recordLogId)));

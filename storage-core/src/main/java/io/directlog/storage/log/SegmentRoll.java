@@ -82,7 +82,8 @@ final class SegmentRoll
         }
         segment.writeFiles(next.direct(), next.dsync());
         SegmentHeaderDescriptor.write(page.buffer(), meta.logId(), baseOffset, next.sequence(), next.size(),
-            blockLength, System.currentTimeMillis(), next.recycled() ? SegmentHeaderDescriptor.FLAG_RECYCLED : 0);
+            blockLength, System.currentTimeMillis(), next.recycled() ?
+            SegmentHeaderDescriptor.FLAG_RECYCLED | SegmentHeaderDescriptor.FLAG_WRITE_MARKS : 0);
         return segment;
     }
 
@@ -110,7 +111,9 @@ final class SegmentRoll
 
     /**
      * Makes the new segment the active one: in the set before any offset in it becomes visible, then active, its
-     * end at its header.
+     * end at its header; then a checkpoint slot names it (O_DSYNC, one per roll, before any record in it is written
+     * or acknowledged), so that its file lost after the watermark is found at open, not taken for the end (issue 17,
+     * defect 5). A failed slot write fail-stops the log: the append that rolled fails with it.
      *
      * @param segment    the segment {@link #open} made.
      * @param baseOffset its first record's offset.
@@ -121,5 +124,13 @@ final class SegmentRoll
         segments.append(segment);
         segments.activate(segment);
         segment.publishEnd(SegmentHeaderDescriptor.LENGTH, baseOffset);
+        try
+        {
+            parts.checkpoint().rewriteSegmentList();
+        }
+        catch (final java.io.IOException e)
+        {
+            parts.lifecycle().failStop("checkpoint write naming " + segment.path().getFileName() + " at a roll", e);
+        }
     }
 }

@@ -45,7 +45,7 @@ class SegmentHeaderDescriptorTest
     void unknownFlagsAndVersionsAreRefused()
     {
         final UnsafeBuffer b = block();
-        SegmentHeaderDescriptor.write(b, 77, 1000, 5, 1 << 20, 4096, 123, 6);
+        SegmentHeaderDescriptor.write(b, 77, 1000, 5, 1 << 20, 4096, 123, 8);
         assertTrue(SegmentHeaderDescriptor.validate(b).startsWith("unknown flags"), SegmentHeaderDescriptor.validate(b));
         SegmentHeaderDescriptor.write(b, 77, 1000, 5, 1 << 20, 4096, 123, 0);
         b.putInt(SegmentHeaderDescriptor.VERSION_OFFSET, 4);
