@@ -19,13 +19,13 @@ import io.directlog.storage.log.NewLogFiles;
 import io.directlog.storage.spi.BlockIo;
 
 /**
- * Writes the files of many new logs at once, for {@link io.directlog.storage.LogStore#logs} (a broker's topic of
+ * Creates many new logs at once, for {@link io.directlog.storage.LogStore#logs} (a broker's topic of
  * 1,000 partitions): each new log's directory, {@code log.config}, {@code log.meta} and empty checkpoint
  * ({@link NewLogFiles}) and one fsync of each log's directory for its three renames, then the log's open, which
  * finds its files; several logs at a time.
  * <p>
  * Why: a log's first open writes the same files with a directory fsync after each, one log at a time under the
- * registry's lock, so 1,000 logs waited for some 8,000 journal commits and cache flushes in a row. Here the
+ * registry's lock, so 1,000 logs waited for some 10,000 journal commits and cache flushes in a row. Here the
  * content of each file is still fdatasync'ed before its rename and each directory fsync'ed after its renames (what
  * reliability.md's rules ask for a created or renamed file), but the syncs of different logs run at the same time,
  * and the filesystem serves concurrent fsyncs with shared journal commits and device flushes (ext4's jbd2 and
@@ -33,9 +33,10 @@ import io.directlog.storage.spi.BlockIo;
  * syncfs(2) was not taken: it flushes every file of the filesystem, other programs' dirty data included, and the
  * engine's I/O seam and its crash model have no such call.
  * <p>
- * Durability: when {@link #create} returns, every new log's directory entry (its parent is fsync'ed by
- * {@link BlockIo#createDirectories}), files and their names are durable, and its checkpoint's first slot written,
- * as after a log's first open through {@link LogOpener} alone.
+ * Durability: when {@link #create} returns, every new log's files and their names are durable (each directory
+ * fsync'ed after its renames), and the store's directory was fsync'ed once after every new directory was made, so
+ * their entries are too; each log's checkpoint has its first slot. That is what a log's first open through
+ * {@link LogOpener} alone leaves, and no log is handed out before.
  * <p>
  * Thread-safety: called with the registry's lock held, so that no other open (or delete) meets a log whose files
  * are being written, and no two batches write one directory; its own threads create and open one log each at a
@@ -47,7 +48,7 @@ final class NewLogBatch
      * Logs written at a time. Creating a log is waiting for the device (journal commits, cache flushes), not CPU,
      * and the more fsyncs wait together, the more each journal commit and flush serves.
      */
-    static final int PARALLEL = 16;
+    static final int PARALLEL = 32;
 
     private final Path directory;
     private final BlockIo io;
@@ -94,17 +95,39 @@ final class NewLogBatch
         {
             throw new StorageException("cannot list store " + directory + ": " + IoErrorText.describe(e), e);
         }
-        if (fresh.size() == 1)
+        if (fresh.isEmpty())
         {
-            opened.accept(createAndOpen(fresh.get(0), config));
+            return;
         }
-        else if (!fresh.isEmpty())
+        final List<DefaultLog> logs = new ArrayList<>(fresh.size());
+        final RuntimeException failure = createInParallel(fresh, config, logs);
+        try
         {
-            createInParallel(fresh, config, opened);
+            // the new directories' entries, all at once; before any log is handed out (an append acknowledged in
+            // a log whose directory a crash could still take away would be lost with it)
+            io.syncDirectory(directory);
+        }
+        catch (final IOException e)
+        {
+            logs.forEach(DefaultLog::close);
+            final StorageException thrown = new StorageException("cannot create logs in " + directory + ": " +
+                IoErrorText.describe(e), e);
+            if (failure != null)
+            {
+                thrown.addSuppressed(failure);
+            }
+            throw thrown;
+        }
+        logs.forEach(opened);
+        if (failure != null)
+        {
+            throw failure;
         }
     }
 
-    private void createInParallel(final List<String> fresh, final LogConfig config, final Consumer<DefaultLog> opened)
+    /** @return the first failure, once every log was tried; the logs opened are in {@code logs}. */
+    private RuntimeException createInParallel(final List<String> fresh, final LogConfig config,
+        final List<DefaultLog> logs)
     {
         final ExecutorService pool = Executors.newFixedThreadPool(Math.min(fresh.size(), PARALLEL), r ->
         {
@@ -114,16 +137,12 @@ final class NewLogBatch
         });
         try
         {
-            final List<Future<DefaultLog>> logs = new ArrayList<>(fresh.size());
+            final List<Future<DefaultLog>> opening = new ArrayList<>(fresh.size());
             for (final String name : fresh)
             {
-                logs.add(pool.submit(() -> createAndOpen(name, config)));
+                opening.add(pool.submit(() -> createAndOpen(name, config)));
             }
-            final RuntimeException first = collect(logs, opened);
-            if (first != null)
-            {
-                throw first;
-            }
+            return collect(opening, logs::add);
         }
         finally
         {
@@ -140,7 +159,7 @@ final class NewLogBatch
         final Path dir = directory.resolve(name);
         try
         {
-            io.createDirectories(dir);
+            io.createDirectoryUnsynced(dir); // its entry is made durable with the others' (create)
             NewLogFiles.write(io, dir, config);
             io.syncDirectory(dir);
         }
