@@ -96,6 +96,59 @@ class BadInputTest
     }
 
     @Test
+    void aFrameOneByteOverSocketRequestMaxBytesClosesTheConnection() throws IOException
+    {
+        try (RawClient c = new RawClient(running.broker()))
+        {
+            // the broker's limit here is 1 MiB: the prefix alone is refused, before any body arrives
+            c.sendRaw(ByteBuffer.allocate(8).putInt((1 << 20) + 1).putInt(0).array());
+            assertTrue(c.closedByBroker());
+        }
+        assertBrokerServes();
+    }
+
+    @Test
+    void aClientThatSendsHalfARequestAndStallsHoldsUpNoOtherClient() throws IOException
+    {
+        try (RawClient stalled = new RawClient(running.broker()))
+        {
+            // a length prefix of 100 bytes and 10 of them, then nothing: the frame never completes
+            stalled.sendRaw(ByteBuffer.allocate(14).putInt(100).putShort(ApiKeys.METADATA.id).putShort((short)12)
+                .putInt(1).putShort((short)-1).array());
+            for (int i = 0; i < 20; i++)
+            {
+                assertBrokerServes();
+            }
+        }
+        assertBrokerServes();
+    }
+
+    @Test
+    void thousandsOfConnectionsOpenedAndDroppedLeaveNoConnectionBehind() throws IOException
+    {
+        final int connections = 2000;
+        for (int i = 0; i < connections; i++)
+        {
+            try (RawClient c = new RawClient(running.broker()))
+            {
+                if (i % 2 == 0)
+                {
+                    c.send(new ApiVersionsRequestData(), (short)0); // dropped before its answer is read
+                }
+            }
+        }
+        assertBrokerServes();
+        final io.micrometer.core.instrument.Gauge open = running.broker().meterRegistry()
+            .get("directlog.broker.connections").gauge();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (open.value() > 0 && System.nanoTime() < deadline)
+        {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // bounded poll
+        }
+        assertEquals(0.0, open.value(), "connections still counted open after " + connections + " were dropped");
+    }
+
+    @Test
     void aNegativeLengthPrefixClosesTheConnection() throws IOException
     {
         try (RawClient c = new RawClient(running.broker()))

@@ -20,7 +20,9 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -90,6 +92,12 @@ class KafkaClientCompatibilityTest
             final ExecutionException gone = assertThrows(ExecutionException.class,
                 () -> admin.describeTopics(List.of("orders")).allTopicNames().get());
             assertInstanceOf(UnknownTopicOrPartitionException.class, gone.getCause());
+            try (java.util.stream.Stream<java.nio.file.Path> dirs = java.nio.file.Files.list(running.dir()))
+            {
+                final String logPrefix = "p." + firstId + ".";
+                assertEquals(List.of(), dirs.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(logPrefix))
+                    .toList(), "DeleteTopics removed the partition logs");
+            }
 
             admin.createTopics(List.of(new NewTopic("orders", 1, (short)1))).all().get();
             assertNotEquals(firstId, admin.describeTopics(List.of("orders")).allTopicNames().get().get("orders")
@@ -207,6 +215,15 @@ class KafkaClientCompatibilityTest
             final Map<TopicPartition, OffsetAndTimestamp> exact = consumer.offsetsForTimes(Map.of(tp, 12000L));
             assertEquals(11, exact.get(tp).offset());
             assertNull(consumer.offsetsForTimes(Map.of(tp, 20_001L)).get(tp));
+        }
+        try (Admin admin = BrokerTestSupport.admin(running.broker()))
+        {
+            // ListOffsets -3 (KIP-734): the record with the largest timestamp, the last one here
+            final TopicPartition tp = new TopicPartition("timed", 0);
+            final ListOffsetsResult.ListOffsetsResultInfo max = admin.listOffsets(Map.of(tp,
+                OffsetSpec.maxTimestamp())).partitionResult(tp).get(30, TimeUnit.SECONDS);
+            assertEquals(19, max.offset());
+            assertEquals(20_000L, max.timestamp());
         }
     }
 

@@ -101,18 +101,106 @@ public final class OldClientScenario
                 "offsetsForTimes " + times);
         }
         c.put(ConsumerConfig.GROUP_ID_CONFIG, "old-group");
+        c.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+        c.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
+        try (KafkaConsumer<String, String> a = new KafkaConsumer<>(c, new StringDeserializer(),
+            new StringDeserializer());
+             KafkaConsumer<String, String> b = new KafkaConsumer<>(c, new StringDeserializer(),
+                 new StringDeserializer()))
+        {
+            // a group of two: polled in turn from this thread, each ends with one partition read to its end
+            a.subscribe(List.of("old"));
+            b.subscribe(List.of("old"));
+            final List<ConsumerRecord<String, String>> got = new ArrayList<>();
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            for (int polls = 0; polls < 2000 && System.nanoTime() < deadline &&
+                !(atEnd(a, n / 2) && atEnd(b, n / 2)); polls++)
+            {
+                a.poll(Duration.ofMillis(50)).forEach(got::add);
+                b.poll(Duration.ofMillis(50)).forEach(got::add);
+            }
+            check(a.assignment().size() == 1 && b.assignment().size() == 1, "group of two: one partition each, " +
+                a.assignment() + " and " + b.assignment());
+            check(got.size() >= n, "group of two read " + got.size() + " of " + n);
+            a.commitSync();
+            b.commitSync();
+            check(a.committed(Set.of(p0)).get(p0).offset() == n / 2, "committed offset");
+        }
+        produce(common, "old", 0, 4, "after-commit");
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c, new StringDeserializer(),
             new StringDeserializer()))
         {
             consumer.subscribe(List.of("old"));
-            final List<ConsumerRecord<String, String>> got = poll(consumer, n);
-            check(got.size() == n, "group consumer read " + got.size() + " of " + n);
-            consumer.commitSync();
-            check(consumer.committed(Set.of(p0)).get(p0).offset() == n / 2, "committed offset");
+            final List<ConsumerRecord<String, String>> rest = poll(consumer, 4);
+            check(rest.size() == 4 && rest.stream().allMatch(r -> r.value().startsWith("after-commit")),
+                "a restarted group member resumes from the committed offsets: " + rest.size() + " records");
+        }
+        nearOneMebibyte(common, c);
+        try (Admin admin = Admin.create(common))
+        {
+            admin.deleteTopics(List.of("old", "big")).all().get();
+            check(!admin.listTopics().names().get().contains("old"), "deleteTopics removes the topic");
         }
         // the jar the client classes came from names the version (AppInfoParser moved package in 4.x)
         return Path.of(KafkaProducer.class.getProtectionDomain().getCodeSource().getLocation().toURI())
             .getFileName().toString();
+    }
+
+    /** A record of 1,000,000 bytes (under the 1 MiB defaults of producer and topic) is stored and read back. */
+    private static void nearOneMebibyte(final Properties common, final Properties consumerConfig) throws Exception
+    {
+        try (Admin admin = Admin.create(common))
+        {
+            admin.createTopics(List.of(new NewTopic("big", 1, (short)1))).all().get();
+        }
+        final String value = "v".repeat(1_000_000);
+        final Properties p = new Properties();
+        p.putAll(common);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(),
+            new StringSerializer()))
+        {
+            producer.send(new ProducerRecord<>("big", 0, "k", value)).get();
+        }
+        final Properties c = new Properties();
+        c.putAll(consumerConfig);
+        c.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c, new StringDeserializer(),
+            new StringDeserializer()))
+        {
+            final TopicPartition big = new TopicPartition("big", 0);
+            consumer.assign(List.of(big));
+            consumer.seekToBeginning(List.of(big));
+            final List<ConsumerRecord<String, String>> got = poll(consumer, 1);
+            check(got.size() == 1 && got.get(0).value().equals(value), "a 1,000,000-byte record round trips");
+        }
+    }
+
+    private static void produce(final Properties common, final String topic, final int partition, final int count,
+        final String prefix) throws Exception
+    {
+        final Properties p = new Properties();
+        p.putAll(common);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(),
+            new StringSerializer()))
+        {
+            for (int i = 0; i < count; i++)
+            {
+                producer.send(new ProducerRecord<>(topic, partition, "k" + i, prefix + "-" + i)).get();
+            }
+        }
+    }
+
+    /** True once the consumer holds one partition and has read it up to {@code end}. */
+    private static boolean atEnd(final KafkaConsumer<String, String> c, final long end)
+    {
+        if (c.assignment().size() != 1)
+        {
+            return false;
+        }
+        final TopicPartition tp = c.assignment().iterator().next();
+        return c.position(tp) == end;
     }
 
     private static List<ConsumerRecord<String, String>> poll(final KafkaConsumer<String, String> consumer,

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * old client runs in its own class loader: the 3.9.1 jar, the compression and logging jars of the classpath, and
  * this module's test classes for {@link OldClientScenario}, with the platform loader as parent.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
 class OldClientTest
 {
     @Test

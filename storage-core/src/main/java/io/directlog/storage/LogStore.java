@@ -1,5 +1,6 @@
 package io.directlog.storage;
 
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -67,6 +68,27 @@ public interface LogStore extends AutoCloseable
      * @throws MemoryBudgetExceededException when one write page of the log is larger than the memory budget.
      */
     Log log(String name, LogConfig config);
+
+    /**
+     * Opens (or creates) several logs with one config, as {@link #log(String, LogConfig)} does for each, but
+     * creates the new ones together (a broker's topic of 1,000 partitions): their files are written several at a
+     * time, with the same syncs as one at a time, and the syncs of different logs share the filesystem's journal
+     * commits and the device's flushes. When this returns, every new log is as durable as after
+     * {@link #log(String, LogConfig)}: its directory, settings and identity survive a crash. A failure part-way
+     * leaves the logs created so far in the store, each whole or completed at its next open.
+     *
+     * @param names  the logs' names, distinct.
+     * @param config their settings.
+     * @return the logs, in the order of {@code names}.
+     * @throws NullPointerException          when names, a name or config is null.
+     * @throws IllegalArgumentException      when a name is not valid or given twice, or config changes an
+     *                                       existing log's segment size.
+     * @throws IllegalStateException         when a log is open with a different config.
+     * @throws MemoryBudgetExceededException when one write page of a log is larger than the memory budget (before
+     *                                       any new log's file is written).
+     * @throws StorageException              naming a log whose files could not be written.
+     */
+    List<Log> logs(List<String> names, LogConfig config);
 
     /** @return the names of every log in the store, open or not. */
     Set<String> logNames();

@@ -66,6 +66,28 @@ public final class TopicRegistry implements AutoCloseable
          * @return the partition.
          */
         Partition open(String topic, Uuid id, int index, String logName, LogConfig config);
+
+        /**
+         * Opens partitions {@code first} to {@code first + logNames.size() - 1} of a topic; one at a time unless
+         * the opener can do better (a single node's partitions create their logs in one batch).
+         *
+         * @param topic    the topic's name.
+         * @param id       the topic's id.
+         * @param first    the first partition's number.
+         * @param logNames the partitions' logs, in partition order.
+         * @param config   the partitions' log settings.
+         * @return the partitions, in order.
+         */
+        default List<Partition> openAll(final String topic, final Uuid id, final int first,
+            final List<String> logNames, final LogConfig config)
+        {
+            final List<Partition> partitions = new ArrayList<>(logNames.size());
+            for (int i = 0; i < logNames.size(); i++)
+            {
+                partitions.add(open(topic, id, first + i, logNames.get(i), config));
+            }
+            return partitions;
+        }
     }
 
     private final LogStore store;
@@ -87,8 +109,7 @@ public final class TopicRegistry implements AutoCloseable
      */
     public TopicRegistry(final LogStore store, final Map<String, String> defaults)
     {
-        this(store, defaults, (topic, id, index, logName, config) ->
-            LocalPartition.open(topic, index, store.log(logName, config)), false);
+        this(store, defaults, new LocalPartitions(store), false);
     }
 
     /**
@@ -159,11 +180,7 @@ public final class TopicRegistry implements AutoCloseable
     private Topic open(final String name, final Uuid id, final int partitionCount, final TopicConfig config)
     {
         final LogConfig logConfig = config.logConfig(store.config().defaultLogConfig());
-        final List<Partition> partitions = new ArrayList<>(partitionCount);
-        for (int i = 0; i < partitionCount; i++)
-        {
-            partitions.add(opener.open(name, id, i, logName(id, i), logConfig));
-        }
+        final List<Partition> partitions = opener.openAll(name, id, 0, logNames(id, 0, partitionCount), logConfig);
         final Topic topic = new Topic(name, id, Collections.unmodifiableList(partitions), config);
         byName.put(name, topic);
         byId.put(id, topic);
@@ -192,6 +209,17 @@ public final class TopicRegistry implements AutoCloseable
     private static String logName(final Uuid id, final int partition)
     {
         return "p." + id + "." + partition;
+    }
+
+    /** @return the logs of partitions {@code from} (inclusive) to {@code to} (exclusive). */
+    private static List<String> logNames(final Uuid id, final int from, final int to)
+    {
+        final List<String> names = new ArrayList<>(to - from);
+        for (int i = from; i < to; i++)
+        {
+            names.add(logName(id, i));
+        }
+        return names;
     }
 
     /**
@@ -302,10 +330,8 @@ public final class TopicRegistry implements AutoCloseable
         writeTopic(name, topic.id(), count, topic.config());
         final LogConfig logConfig = topic.config().logConfig(store.config().defaultLogConfig());
         final List<Partition> partitions = new ArrayList<>(topic.partitions());
-        for (int i = partitions.size(); i < count; i++)
-        {
-            partitions.add(opener.open(name, topic.id(), i, logName(topic.id(), i), logConfig));
-        }
+        partitions.addAll(opener.openAll(name, topic.id(), partitions.size(),
+            logNames(topic.id(), partitions.size(), count), logConfig));
         final Topic grown = new Topic(name, topic.id(), Collections.unmodifiableList(partitions), topic.config());
         byName.put(name, grown);
         byId.put(grown.id(), grown);

@@ -139,6 +139,15 @@ final class LogOpener
             throw new IllegalArgumentException("log '" + name + "' has segmentSize " + segmentSize + "; it is " +
                 "fixed when the log is created and cannot change (asked " + asked.segmentSize() + ")");
         }
+        checkWritePageFits(name, segmentSize);
+        return segmentSize;
+    }
+
+    /**
+     * @throws MemoryBudgetExceededException when one write page of the log (a segment) is larger than the budget.
+     */
+    void checkWritePageFits(final String name, final int segmentSize)
+    {
         final long budget = cache.pool().budget();
         if (segmentSize > budget)
         {
@@ -146,7 +155,6 @@ final class LogOpener
                 "page of its segment size, " + segmentSize + " bytes, but the store's memory budget is " +
                 budget + " bytes: raise StoreConfig.memoryBudget or use smaller segments");
         }
-        return segmentSize;
     }
 
     private StorageException cannotOpen(final String name, final IOException e)

@@ -43,6 +43,8 @@ final class LogRegistry
     private final BlockIo io;
     private final SegmentPreparer preparer;
     private final LogOpener opener;
+    /** Writes the files of many new logs at once ({@link #logs(List, LogConfig)}). */
+    private final NewLogBatch batch;
     /** The store's meters, or null without a meter registry. */
     private final StoreMetrics metrics;
     private final Map<String, DefaultLog> logs = new ConcurrentHashMap<>();
@@ -61,6 +63,7 @@ final class LogRegistry
         this.io = io;
         this.preparer = preparer;
         this.opener = opener;
+        this.batch = new NewLogBatch(directory, io, opener);
         this.metrics = metrics;
     }
 
@@ -167,6 +170,41 @@ final class LogRegistry
             throw new NullPointerException("config of log '" + name + "' must not be null");
         }
         return openLog(name, logConfig);
+    }
+
+    /**
+     * See {@link io.directlog.storage.LogStore#logs}: the new logs are created and opened by {@link NewLogBatch}
+     * under the lock (no other open meets them half made), several at a time; then every log is asked for as
+     * {@link #log(String, LogConfig)} asks (the new ones are open with that config by then).
+     */
+    List<Log> logs(final List<String> names, final LogConfig logConfig)
+    {
+        if (names == null || logConfig == null)
+        {
+            throw new NullPointerException("names and config of the logs must not be null");
+        }
+        if (new java.util.HashSet<>(names).size() != names.size())
+        {
+            throw new IllegalArgumentException("log names must be distinct: " + names.size() + " names, " +
+                new java.util.HashSet<>(names).size() + " distinct");
+        }
+        names.forEach(LogRegistry::checkName);
+        synchronized (logs)
+        {
+            checkOpen();
+            batch.create(names.stream().filter(n -> !logs.containsKey(n)).toList(), logConfig,
+                log ->
+                {
+                    logs.put(log.name(), log);
+                    handedOut.add(log.name()); // returned below: its holders rely on its config from now on
+                });
+        }
+        final List<Log> opened = new ArrayList<>(names.size());
+        for (final String name : names)
+        {
+            opened.add(openLog(name, logConfig));
+        }
+        return opened;
     }
 
     private static void checkName(final String name)

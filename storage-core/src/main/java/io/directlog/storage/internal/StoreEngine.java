@@ -2,6 +2,7 @@ package io.directlog.storage.internal;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -127,6 +128,12 @@ public final class StoreEngine implements LogStore
     public Log log(final String name, final LogConfig logConfig)
     {
         return logs.log(name, logConfig);
+    }
+
+    @Override
+    public List<Log> logs(final List<String> names, final LogConfig logConfig)
+    {
+        return logs.logs(names, logConfig);
     }
 
     @Override

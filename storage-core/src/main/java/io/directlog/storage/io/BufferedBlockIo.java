@@ -97,6 +97,12 @@ public final class BufferedBlockIo implements BlockIo
     }
 
     @Override
+    public void createDirectoryUnsynced(final Path dir) throws IOException
+    {
+        Files.createDirectory(dir);
+    }
+
+    @Override
     public void syncDirectory(final Path dir) throws IOException
     {
         // Linux lets a directory be opened read-only and fsync'ed through a channel

@@ -102,6 +102,12 @@ public final class NativeBlockIo implements BlockIo
     }
 
     @Override
+    public void createDirectoryUnsynced(final Path dir) throws IOException
+    {
+        Files.createDirectory(dir);
+    }
+
+    @Override
     public void syncDirectory(final Path dir) throws IOException
     {
         NativeFileSystem.fsyncDirectory(dir);

@@ -110,14 +110,7 @@ final class Checkpoint implements AutoCloseable
             final boolean existed = io.exists(path);
             if (!existed)
             {
-                final Path tmp = dir.resolve(SegmentFiles.CHECKPOINT_FILE + ".tmp");
-                try (BlockFile f = io.open(tmp, FileMode.DIRECT, true))
-                {
-                    f.allocate(2L * block);
-                    f.write(memory.byteBuffer(), 0, 2 * block, 0);
-                    f.datasync();
-                }
-                io.rename(tmp, path);
+                createFile(io, dir, memory, block);
                 io.syncDirectory(dir);
             }
             final BlockFile file = io.open(path, FileMode.DIRECT_DSYNC, false);
@@ -172,6 +165,43 @@ final class Checkpoint implements AutoCloseable
         {
             memory.free();
         }
+    }
+
+    /**
+     * Creates a new log's checkpoint file, both slots zero (no valid slot: the log's first open finds no state):
+     * written and fdatasync'ed as a temp file, renamed into place. The rename is durable once the caller fsyncs
+     * the directory.
+     *
+     * @param io  the I/O layer.
+     * @param dir the log's directory.
+     * @throws IOException when it cannot be written.
+     */
+    static void createFile(final BlockIo io, final Path dir) throws IOException
+    {
+        final int block = IoBlock.of(io).length();
+        final PageMemory memory = PageMemory.allocate(2 * block, block);
+        try
+        {
+            createFile(io, dir, memory, block);
+        }
+        finally
+        {
+            memory.free();
+        }
+    }
+
+    /** @param zeros 2 blocks of zeros. */
+    private static void createFile(final BlockIo io, final Path dir, final PageMemory zeros, final int block)
+        throws IOException
+    {
+        final Path tmp = dir.resolve(SegmentFiles.CHECKPOINT_FILE + ".tmp");
+        try (BlockFile f = io.open(tmp, FileMode.DIRECT, true))
+        {
+            f.allocate(2L * block);
+            f.write(zeros.byteBuffer(), 0, 2 * block, 0);
+            f.datasync();
+        }
+        io.rename(tmp, dir.resolve(SegmentFiles.CHECKPOINT_FILE));
     }
 
     /**

@@ -28,7 +28,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * </pre>
  * The body is text so that an operator can read it with {@code strings}; the CRC makes a damaged file an error
  * rather than settings silently different from the ones asked for (a durability downgrade). The file is replaced
- * atomically: written as {@code log.config.tmp} with O_DSYNC, renamed, the directory fsynced; a crash leaves the
+ * atomically: written as {@code log.config.tmp} and fdatasync'ed, renamed, the directory fsynced; a crash leaves the
  * old file or the new one, and the loader deletes a left-over {@code .tmp}.
  * <p>
  * The segment size is stored too but {@code log.meta} (written once at creation) stays its authority.
@@ -58,6 +58,21 @@ public final class LogConfigFile
      */
     public static void write(final BlockIo io, final Path dir, final LogConfig config) throws IOException
     {
+        writeFile(io, dir, config);
+        io.syncDirectory(dir);
+    }
+
+    /**
+     * Writes the file's content durably and renames it into place; the rename is durable once the caller
+     * fsyncs the directory (a batch of new logs fsyncs each directory once for all its files).
+     *
+     * @param io     the I/O layer.
+     * @param dir    the log's directory (exists).
+     * @param config the settings.
+     * @throws IOException when it cannot be written.
+     */
+    static void writeFile(final BlockIo io, final Path dir, final LogConfig config) throws IOException
+    {
         final byte[] body = encode(config).getBytes(StandardCharsets.UTF_8);
         if (BODY_OFFSET + body.length + 4 > LENGTH)
         {
@@ -73,13 +88,12 @@ public final class LogConfigFile
             b.putBytes(BODY_OFFSET, body);
             b.putInt(BODY_OFFSET + body.length, Checksums.crc32c(b, 0, BODY_OFFSET + body.length));
             final Path tmp = dir.resolve(FILE_NAME + ".tmp");
-            try (BlockFile f = io.open(tmp, FileMode.DIRECT_DSYNC, true))
+            try (BlockFile f = io.open(tmp, FileMode.DIRECT, true))
             {
                 f.write(block.byteBuffer(), 0, LENGTH, 0);
-                f.datasync();
+                f.datasync(); // content and size (the write extended the file): one journal commit, one flush
             }
             io.rename(tmp, dir.resolve(FILE_NAME));
-            io.syncDirectory(dir);
         }
         finally
         {

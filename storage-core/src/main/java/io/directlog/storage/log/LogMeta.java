@@ -29,13 +29,27 @@ public record LogMeta(long logId, int segmentSize, long created)
     private static final int LENGTH = 4096;
 
     /**
-     * Writes the file durably (O_DSYNC, then the directory fsync).
+     * Writes the file durably (fdatasync'ed, renamed into place, then the directory fsync).
      *
      * @param io  the I/O layer.
      * @param dir the log's directory.
      * @throws IOException when it cannot be written.
      */
     public void write(final BlockIo io, final Path dir) throws IOException
+    {
+        writeFile(io, dir);
+        io.syncDirectory(dir);
+    }
+
+    /**
+     * Writes the file's content durably and renames it into place; the rename is durable once the caller
+     * fsyncs the directory.
+     *
+     * @param io  the I/O layer.
+     * @param dir the log's directory.
+     * @throws IOException when it cannot be written.
+     */
+    void writeFile(final BlockIo io, final Path dir) throws IOException
     {
         final PageMemory block = PageMemory.allocate(LENGTH, Math.max(io.alignment(), 4096));
         try
@@ -48,13 +62,12 @@ public record LogMeta(long logId, int segmentSize, long created)
             b.putLong(24, created);
             b.putInt(32, Checksums.crc32c(b, 0, 32));
             final Path tmp = dir.resolve(SegmentFiles.META_FILE + ".tmp");
-            try (BlockFile f = io.open(tmp, FileMode.DIRECT_DSYNC, true))
+            try (BlockFile f = io.open(tmp, FileMode.DIRECT, true))
             {
                 f.write(block.byteBuffer(), 0, LENGTH, 0);
-                f.datasync();
+                f.datasync(); // content and size (the write extended the file): one journal commit, one flush
             }
             io.rename(tmp, dir.resolve(SegmentFiles.META_FILE));
-            io.syncDirectory(dir);
         }
         finally
         {

@@ -66,6 +66,19 @@ public interface BlockIo
     void createDirectories(Path dir) throws IOException;
 
     /**
+     * Creates one directory whose parent exists, without making its entry durable: that takes a
+     * {@link #syncDirectory} of the parent, which a caller creating many directories there does once for all.
+     * The default creates it durably at once.
+     *
+     * @param dir the directory.
+     * @throws IOException when it cannot be created (also when it exists).
+     */
+    default void createDirectoryUnsynced(final Path dir) throws IOException
+    {
+        createDirectories(dir);
+    }
+
+    /**
      * fsyncs a directory, making creates, renames and deletes in it durable.
      *
      * @param dir the directory.
