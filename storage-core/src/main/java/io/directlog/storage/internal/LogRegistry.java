@@ -391,12 +391,7 @@ final class LogRegistry
                 {
                     return log != null || lazy != null;
                 }
-                for (final Path p : io.list(dir))
-                {
-                    io.delete(p);
-                }
-                io.delete(dir); // empty now: a log directory holds only files
-                io.syncDirectory(directory);
+                deleteFiles(dir);
             }
             catch (final IOException e)
             {
@@ -404,6 +399,25 @@ final class LogRegistry
             }
             return true;
         }
+    }
+
+    /**
+     * Deletes a log's files and directory. The checkpoint goes first: a crash part-way then leaves a log without
+     * one, which the next open recovers from the segments still there, where a checkpoint naming deleted segments
+     * would refuse the store's open. The log directory is fsync'ed before it is removed, so that a crash after the
+     * removal cannot bring back its entries.
+     */
+    private void deleteFiles(final Path dir) throws IOException
+    {
+        io.delete(dir.resolve(SegmentFiles.CHECKPOINT_FILE));
+        io.syncDirectory(dir);
+        for (final Path p : io.list(dir))
+        {
+            io.delete(p);
+        }
+        io.syncDirectory(dir);
+        io.delete(dir); // empty now: a log directory holds only files
+        io.syncDirectory(directory);
     }
 
     /**
