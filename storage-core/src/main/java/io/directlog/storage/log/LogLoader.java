@@ -476,7 +476,7 @@ final class LogLoader
         final CachePage page = scope.writePage(last);
         scope.phase("page");
         final BlockFile direct = io.open(last.path(), FileMode.DIRECT, false);
-        final BlockFile dsync = io.open(last.path(), FileMode.DIRECT_DSYNC, false);
+        final BlockFile dsync = io.openDsync(direct);
         final boolean shortFile = direct.size() < size; // truncated: crash recovery re-extends it (case C5)
         if (to > from || shortFile)
         {
@@ -525,7 +525,7 @@ final class LogLoader
         final BlockFile direct = io.open(path, FileMode.DIRECT, false);
         try
         {
-            return new PreparedSegment(sequence, path, direct, io.open(path, FileMode.DIRECT_DSYNC, false), true);
+            return new PreparedSegment(sequence, path, direct, io.openDsync(direct), true);
         }
         catch (final IOException e)
         {
