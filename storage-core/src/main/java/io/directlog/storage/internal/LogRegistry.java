@@ -195,7 +195,16 @@ final class LogRegistry
                 throw new LogClosedException("log '" + lazy.name() + "' is closed");
             }
             manifest.invalidate();
-            final DefaultLog log = opener.open(lazy.name(), null);
+            final DefaultLog log;
+            try
+            {
+                log = opener.open(lazy.name(), null);
+            }
+            catch (final RuntimeException e)
+            {
+                manifest.spoil();
+                throw e;
+            }
             logs.put(lazy.name(), log);
             manifest.remove(lazy.name());
             lazy.loaded(log);

@@ -41,6 +41,8 @@ final class ManifestLogs
     private boolean onDisk = true;
     /** Set once at open: the store was opened from a valid manifest, so every log is known without listing. */
     private volatile boolean knowsAllLogs;
+    /** A load failed: no manifest is written at close (see {@link #spoil}). */
+    private volatile boolean spoiled;
 
     ManifestLogs(final BlockIo io, final Path directory)
     {
@@ -140,6 +142,15 @@ final class ManifestLogs
         return knowsAllLogs;
     }
 
+    /**
+     * A log's load failed part-way: what its files hold is no longer known, so this store writes no manifest at
+     * its close, and the next open reads every log from its files.
+     */
+    void spoil()
+    {
+        spoiled = true;
+    }
+
     /** @return the handle of a known, unloaded log, or null. */
     LazyLog unloaded(final String name)
     {
@@ -175,9 +186,9 @@ final class ManifestLogs
     {
         synchronized (this)
         {
-            if (onDisk)
+            if (onDisk || spoiled)
             {
-                return; // opened from it and nothing changed since: it is still true
+                return; // still true (opened from it, nothing changed since), or nothing true can be written
             }
         }
         final List<LogFacts> all = new ArrayList<>(loaded);
