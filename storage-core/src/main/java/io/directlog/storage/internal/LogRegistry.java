@@ -30,7 +30,8 @@ import io.directlog.storage.spi.BlockIo;
 /**
  * The open logs of a store, by name: opening (one handle per log, shared by its holders), deleting, listing, and
  * closing them all when the store closes. Whether the store is open is kept here, under the same lock, so that no
- * log opens after the store's close has taken the list of logs to close.
+ * log opens after the store's close has taken the list of logs to close. After a clean close the store opens
+ * from its manifest ({@link ManifestLogs}): logs are known without reading their files and load at first use.
  * <p>
  * Thread-safe: opening, deleting and closing run under the lock of {@link #logs}; the map itself is concurrent, so
  * that lookups, the syncer's ticks and the meters read it without the lock.
