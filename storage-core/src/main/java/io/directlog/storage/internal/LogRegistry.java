@@ -22,6 +22,7 @@ import io.directlog.storage.LogConfig;
 import io.directlog.storage.StorageException;
 import io.directlog.storage.log.DefaultLog;
 import io.directlog.storage.log.LogConfigFile;
+import io.directlog.storage.log.LogFacts;
 import io.directlog.storage.log.SegmentFiles;
 import io.directlog.storage.log.SegmentPreparer;
 import io.directlog.storage.spi.BlockIo;
@@ -29,7 +30,8 @@ import io.directlog.storage.spi.BlockIo;
 /**
  * The open logs of a store, by name: opening (one handle per log, shared by its holders), deleting, listing, and
  * closing them all when the store closes. Whether the store is open is kept here, under the same lock, so that no
- * log opens after the store's close has taken the list of logs to close.
+ * log opens after the store's close has taken the list of logs to close. After a clean close the store opens
+ * from its manifest ({@link ManifestLogs}): logs are known without reading their files and load at first use.
  * <p>
  * Thread-safe: opening, deleting and closing run under the lock of {@link #logs}; the map itself is concurrent, so
  * that lookups, the syncer's ticks and the meters read it without the lock.
@@ -46,6 +48,10 @@ final class LogRegistry
     /** The store's meters, or null without a meter registry. */
     private final StoreMetrics metrics;
     private final Map<String, DefaultLog> logs = new ConcurrentHashMap<>();
+    /** The store manifest, and the logs known from it but not loaded yet. */
+    private final ManifestLogs manifest;
+    /** What the manifest records of the logs {@link #closeAll} closed cleanly; null when one was not. */
+    private List<LogFacts> closedFacts;
     /**
      * Open logs whose handle was returned by log(): they have holders that rely on their config. A log the store
      * opened itself (at start) has none until then, and its first log(name, config) may still set its config.
@@ -62,6 +68,7 @@ final class LogRegistry
         this.preparer = preparer;
         this.opener = opener;
         this.metrics = metrics;
+        this.manifest = new ManifestLogs(io, directory);
     }
 
     /**
@@ -73,6 +80,10 @@ final class LogRegistry
      */
     void openExisting()
     {
+        if (manifest.openFrom(LogRegistry::isValidName, this::load))
+        {
+            return; // every log known, none loaded: each loads at its first use
+        }
         final List<String> names = new ArrayList<>(logNames());
         final int threads = Math.min(names.size(), Math.max(4, Runtime.getRuntime().availableProcessors() * 2));
         if (threads <= 1)
@@ -155,7 +166,62 @@ final class LogRegistry
             handedOut.add(name);
             return existing;
         }
+        final LazyLog lazy = manifest.unloaded(name);
+        if (lazy != null)
+        {
+            checkOpen();
+            handedOut.add(name);
+            return lazy.isClosedUnloaded() ? manifest.reopen(lazy, this::load) : lazy;
+        }
         return openLog(name, null);
+    }
+
+    /**
+     * Loads a log known from the manifest, at its first use: the manifest is made invalid first (loading writes
+     * the log's checkpoint). The log is opened from its own files, as after any clean close; what they say is
+     * checked against the manifest's facts, and the files win.
+     */
+    private DefaultLog load(final LazyLog lazy)
+    {
+        synchronized (logs)
+        {
+            checkOpen();
+            final DefaultLog done = lazy.loadedOrNull();
+            if (done != null)
+            {
+                return done;
+            }
+            if (lazy.isClosedUnloaded() || manifest.unloaded(lazy.name()) != lazy)
+            {
+                throw new LogClosedException("log '" + lazy.name() + "' is closed");
+            }
+            manifest.invalidate();
+            final DefaultLog log;
+            try
+            {
+                log = opener.open(lazy.name(), null);
+            }
+            catch (final RuntimeException e)
+            {
+                manifest.spoil();
+                throw e;
+            }
+            logs.put(lazy.name(), log);
+            manifest.remove(lazy.name());
+            lazy.loaded(log);
+            checkFacts(lazy.facts(), log);
+            return log;
+        }
+    }
+
+    private static void checkFacts(final LogFacts facts, final DefaultLog log)
+    {
+        if (!log.recoveryReport().cleanShutdown() || log.endOffset() != facts.endOffset())
+        {
+            LOG.log(System.Logger.Level.WARNING, "log '" + facts.name() + "': the store manifest said it closed " +
+                "cleanly at offset " + facts.endOffset() + ", its files say " + (log.recoveryReport().cleanShutdown() ?
+                "clean" : "not clean") + " at offset " + log.endOffset() + ": its files were followed");
+        }
     }
 
     /** See {@link io.directlog.storage.LogStore#log(String, LogConfig)}. */
@@ -169,13 +235,18 @@ final class LogRegistry
         return openLog(name, logConfig);
     }
 
+    private static boolean isValidName(final String name)
+    {
+        return NAME.matcher(name).matches() && !name.equals(".") && !name.equals("..");
+    }
+
     private static void checkName(final String name)
     {
         if (name == null)
         {
             throw new NullPointerException("log name must not be null");
         }
-        if (!NAME.matcher(name).matches() || name.equals(".") || name.equals(".."))
+        if (!isValidName(name))
         {
             throw new IllegalArgumentException("log name '" + name + "' must be 1 to 200 letters, digits, '.', '_' " +
                 "or '-', and not '.' or '..'");
@@ -187,6 +258,11 @@ final class LogRegistry
      */
     private Log openLog(final String name, final LogConfig asked)
     {
+        final LazyLog lazy = manifest.unloaded(name);
+        if (lazy != null && !lazy.isClosedUnloaded())
+        {
+            load(lazy); // then asked like any open log: a holder of its handle keeps the config it relies on
+        }
         while (true)
         {
             checkOpen();
@@ -217,6 +293,8 @@ final class LogRegistry
                 {
                     return handOutOpen(name, existing, asked);
                 }
+                manifest.invalidate();
+                manifest.remove(name); // a handle closed unloaded: its log is opened here
                 final DefaultLog log = opener.open(name, asked);
                 logs.put(name, log);
                 handedOut.add(name);
@@ -267,6 +345,11 @@ final class LogRegistry
     Set<String> logNames()
     {
         final Set<String> names = new TreeSet<>(logs.keySet());
+        if (manifest.knowsAllLogs())
+        {
+            names.addAll(manifest.unloadedNames()); // every log was created, loaded or deleted through here since
+            return names;
+        }
         try
         {
             for (final Path d : io.listDirectories(directory))
@@ -290,6 +373,13 @@ final class LogRegistry
         checkOpen();
         synchronized (logs)
         {
+            manifest.invalidate();
+            final LazyLog lazy = manifest.unloaded(name);
+            if (lazy != null)
+            {
+                lazy.close();
+                manifest.remove(name);
+            }
             final DefaultLog log = logs.remove(name);
             handedOut.remove(name);
             if (log != null)
@@ -309,14 +399,9 @@ final class LogRegistry
             {
                 if (!io.listDirectories(directory).contains(dir))
                 {
-                    return log != null;
+                    return log != null || lazy != null;
                 }
-                for (final Path p : io.list(dir))
-                {
-                    io.delete(p);
-                }
-                io.delete(dir); // empty now: a log directory holds only files
-                io.syncDirectory(directory);
+                deleteFiles(dir);
             }
             catch (final IOException e)
             {
@@ -324,6 +409,25 @@ final class LogRegistry
             }
             return true;
         }
+    }
+
+    /**
+     * Deletes a log's files and directory. The checkpoint goes first: a crash part-way then leaves a log without
+     * one, which the next open recovers from the segments still there, where a checkpoint naming deleted segments
+     * would refuse the store's open. The log directory is fsync'ed before it is removed, so that a crash after the
+     * removal cannot bring back its entries.
+     */
+    private void deleteFiles(final Path dir) throws IOException
+    {
+        io.delete(dir.resolve(SegmentFiles.CHECKPOINT_FILE));
+        io.syncDirectory(dir);
+        for (final Path p : io.list(dir))
+        {
+            io.delete(p);
+        }
+        io.syncDirectory(dir);
+        io.delete(dir); // empty now: a log directory holds only files
+        io.syncDirectory(directory);
     }
 
     /**
@@ -405,11 +509,19 @@ final class LogRegistry
     {
         final List<String> failedLogs = new ArrayList<>();
         final List<RuntimeException> failures = new ArrayList<>();
+        final List<LogFacts> facts = new ArrayList<>();
+        boolean allClean = true;
         for (final DefaultLog log : logs.values())
         {
             try
             {
                 log.close();
+                final LogFacts f = log.cleanFacts();
+                if (f == null)
+                {
+                    allClean = false; // closed after a fail-stop: the next open recovers it from its files
+                }
+                facts.add(f);
             }
             catch (final RuntimeException e)
             {
@@ -420,6 +532,7 @@ final class LogRegistry
         logs.clear();
         if (failures.isEmpty())
         {
+            closedFacts = allClean ? facts : null;
             return null;
         }
         final StorageException thrown = new StorageException("store " + directory + " closed, but the close of " +
@@ -427,5 +540,17 @@ final class LogRegistry
             "them as after a crash", failures.get(0));
         failures.subList(1, failures.size()).forEach(thrown::addSuppressed);
         return thrown;
+    }
+
+    /**
+     * Writes the store manifest, when {@link #closeAll} closed every log cleanly: last in the store's close, once
+     * nothing writes to a log's directory any more.
+     */
+    void writeManifest()
+    {
+        if (closedFacts != null)
+        {
+            manifest.write(closedFacts);
+        }
     }
 }

@@ -272,6 +272,12 @@ final class Checkpoint implements AutoCloseable
         writes++;
     }
 
+    /** @return the end a clean close sealed this file with, or null before (or without) one. */
+    synchronized Watermark cleanEnd()
+    {
+        return sealed ? lastWritten : null;
+    }
+
     @Override
     public synchronized void close()
     {

@@ -380,6 +380,38 @@ public final class DefaultLog implements Log, WriterClient
         return closer.isCloseFinished();
     }
 
+    /**
+     * @return what the store manifest records of this log, once its close recorded a clean shutdown; null before,
+     * or when the close did not (the next open then recovers the log from its files).
+     */
+    public LogFacts cleanFacts()
+    {
+        final Watermark end = checkpoint.cleanEnd();
+        if (end == null || !closer.isCloseFinished())
+        {
+            return null;
+        }
+        final Segment[] all = segments.all();
+        int live = 0;
+        for (final Segment s : all)
+        {
+            live += s.isDeleted() ? 0 : 1;
+        }
+        final long[] sequences = new long[live];
+        final long[] bases = new long[live];
+        int i = 0;
+        for (final Segment s : all)
+        {
+            if (!s.isDeleted())
+            {
+                sequences[i] = s.sequence();
+                bases[i++] = s.baseOffset();
+            }
+        }
+        return new LogFacts(name, meta.logId(), meta.segmentSize(), end.sequence(), end.position(), end.offset(),
+            end.lastRecordPosition(), end.lastRecordOffset(), sequences, bases);
+    }
+
     @Override
     public String toString()
     {
