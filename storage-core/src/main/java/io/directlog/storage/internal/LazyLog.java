@@ -27,7 +27,8 @@ import org.agrona.DirectBuffer;
  * from what its recovery found ({@link io.directlog.storage.log.RecoveredLog}), and a half-built log would make
  * every part answer "not loaded yet".
  * <p>
- * Thread-safe: the load runs under the registry's lock; the loaded log is published through a volatile field.
+ * Thread-safe: the load runs on the first user's thread, once ({@link LazyLoads}); the loaded log is published
+ * through a volatile field.
  */
 final class LazyLog implements Log
 {
@@ -63,10 +64,18 @@ final class LazyLog implements Log
         return closedUnloaded;
     }
 
-    /** Called by the registry, under its lock, once it has loaded the log. */
+    /**
+     * Called once the log is loaded and published. A handle closed while its log loaded closes the log, as closing
+     * a loaded one does ({@link #close} reads {@code loaded} after setting {@code closedUnloaded}, this reads
+     * {@code closedUnloaded} after setting {@code loaded}: one of the two sees the other).
+     */
     void loaded(final DefaultLog log)
     {
         loaded = log;
+        if (closedUnloaded)
+        {
+            log.close();
+        }
     }
 
     private Log log()

@@ -50,6 +50,8 @@ final class LogRegistry
     private final Map<String, DefaultLog> logs = new ConcurrentHashMap<>();
     /** The store manifest, and the logs known from it but not loaded yet. */
     private final ManifestLogs manifest;
+    /** The loads of those logs at first use (outside the lock, once each). */
+    private final LazyLoads loads;
     /** What the manifest records of the logs {@link #closeAll} closed cleanly; null when one was not. */
     private List<LogFacts> closedFacts;
     /**
@@ -69,6 +71,7 @@ final class LogRegistry
         this.opener = opener;
         this.metrics = metrics;
         this.manifest = new ManifestLogs(io, directory);
+        this.loads = new LazyLoads(logs, logs, manifest, opener, this::isOpen, directory.toString());
     }
 
     /**
@@ -80,9 +83,11 @@ final class LogRegistry
      */
     void openExisting()
     {
-        if (manifest.openFrom(LogRegistry::isValidName, this::load))
+        if (manifest.openFrom(LogRegistry::isValidName, loads::load))
         {
-            return; // every log known, none loaded: each loads at its first use
+            // every log known, none loaded: each loads at its first use, or on the background threads if asked
+            loads.startBackground(manifest.unloadedLogs());
+            return;
         }
         final List<String> names = new ArrayList<>(logNames());
         final int threads = Math.min(names.size(), Math.max(4, Runtime.getRuntime().availableProcessors() * 2));
@@ -171,57 +176,9 @@ final class LogRegistry
         {
             checkOpen();
             handedOut.add(name);
-            return lazy.isClosedUnloaded() ? manifest.reopen(lazy, this::load) : lazy;
+            return lazy.isClosedUnloaded() ? manifest.reopen(lazy, loads::load) : lazy;
         }
         return openLog(name, null);
-    }
-
-    /**
-     * Loads a log known from the manifest, at its first use: the manifest is made invalid first (loading writes
-     * the log's checkpoint). The log is opened from its own files, as after any clean close; what they say is
-     * checked against the manifest's facts, and the files win.
-     */
-    private DefaultLog load(final LazyLog lazy)
-    {
-        synchronized (logs)
-        {
-            checkOpen();
-            final DefaultLog done = lazy.loadedOrNull();
-            if (done != null)
-            {
-                return done;
-            }
-            if (lazy.isClosedUnloaded() || manifest.unloaded(lazy.name()) != lazy)
-            {
-                throw new LogClosedException("log '" + lazy.name() + "' is closed");
-            }
-            manifest.invalidate();
-            final DefaultLog log;
-            try
-            {
-                log = opener.open(lazy.name(), null);
-            }
-            catch (final RuntimeException e)
-            {
-                manifest.spoil();
-                throw e;
-            }
-            logs.put(lazy.name(), log);
-            manifest.remove(lazy.name());
-            lazy.loaded(log);
-            checkFacts(lazy.facts(), log);
-            return log;
-        }
-    }
-
-    private static void checkFacts(final LogFacts facts, final DefaultLog log)
-    {
-        if (!log.recoveryReport().cleanShutdown() || log.endOffset() != facts.endOffset())
-        {
-            LOG.log(System.Logger.Level.WARNING, "log '" + facts.name() + "': the store manifest said it closed " +
-                "cleanly at offset " + facts.endOffset() + ", its files say " + (log.recoveryReport().cleanShutdown() ?
-                "clean" : "not clean") + " at offset " + log.endOffset() + ": its files were followed");
-        }
     }
 
     /** See {@link io.directlog.storage.LogStore#log(String, LogConfig)}. */
@@ -261,10 +218,11 @@ final class LogRegistry
         final LazyLog lazy = manifest.unloaded(name);
         if (lazy != null && !lazy.isClosedUnloaded())
         {
-            load(lazy); // then asked like any open log: a holder of its handle keeps the config it relies on
+            loads.load(lazy); // then asked like any open log: a holder of its handle keeps the config it relies on
         }
         while (true)
         {
+            loads.await(name); // a handle closed while its log loaded: that load publishes the log first
             checkOpen();
             final DefaultLog closing = logs.get(name);
             if (closing != null && closing.isClosing())
@@ -292,6 +250,10 @@ final class LogRegistry
                 if (existing != null)
                 {
                     return handOutOpen(name, existing, asked);
+                }
+                if (loads.isLoading(name))
+                {
+                    continue;
                 }
                 manifest.invalidate();
                 manifest.remove(name); // a handle closed unloaded: its log is opened here
@@ -371,44 +333,57 @@ final class LogRegistry
     boolean deleteLog(final String name)
     {
         checkOpen();
-        synchronized (logs)
+        while (true)
         {
-            manifest.invalidate();
-            final LazyLog lazy = manifest.unloaded(name);
-            if (lazy != null)
+            loads.await(name); // its files are not deleted under a load
+            synchronized (logs)
             {
-                lazy.close();
-                manifest.remove(name);
-            }
-            final DefaultLog log = logs.remove(name);
-            handedOut.remove(name);
-            if (log != null)
-            {
-                try
+                if (!loads.isLoading(name))
                 {
-                    log.close();
+                    return deleteUnderLock(name);
                 }
-                finally
-                {
-                    logGone(log);
-                }
-                awaitNotPreparing(log);
             }
-            final Path dir = directory.resolve(name);
+        }
+    }
+
+    /** Deletes a log whose load is not in flight, under the lock. */
+    private boolean deleteUnderLock(final String name)
+    {
+        manifest.invalidate();
+        final LazyLog lazy = manifest.unloaded(name);
+        if (lazy != null)
+        {
+            lazy.close();
+            manifest.remove(name);
+        }
+        final DefaultLog log = logs.remove(name);
+        handedOut.remove(name);
+        if (log != null)
+        {
             try
             {
-                if (!io.listDirectories(directory).contains(dir))
-                {
-                    return log != null || lazy != null;
-                }
-                deleteFiles(dir);
+                log.close();
             }
-            catch (final IOException e)
+            finally
             {
-                throw new StorageException("cannot delete log '" + name + "': " + e.getMessage(), e);
+                logGone(log);
             }
-            return true;
+            awaitNotPreparing(log);
         }
+        final Path dir = directory.resolve(name);
+        try
+        {
+            if (!io.listDirectories(directory).contains(dir))
+            {
+                return log != null || lazy != null;
+            }
+            deleteFiles(dir);
+        }
+        catch (final IOException e)
+        {
+            throw new StorageException("cannot delete log '" + name + "': " + e.getMessage(), e);
+        }
+        return true;
     }
 
     /**
@@ -507,6 +482,7 @@ final class LogRegistry
      */
     StorageException closeAll()
     {
+        loads.awaitAll(); // no load starts once closed: the ones in flight publish their logs, closed below
         final List<String> failedLogs = new ArrayList<>();
         final List<RuntimeException> failures = new ArrayList<>();
         final List<LogFacts> facts = new ArrayList<>();

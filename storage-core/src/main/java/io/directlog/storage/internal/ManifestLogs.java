@@ -176,6 +176,12 @@ final class ManifestLogs
         return unloaded.keySet();
     }
 
+    /** @return the known, unloaded logs by name (a live view). */
+    Map<String, LazyLog> unloadedLogs()
+    {
+        return unloaded;
+    }
+
     /**
      * Writes the manifest after a clean close of every loaded log: their facts and the unloaded logs'. Last in the
      * store's close; a failure leaves no valid manifest, and the next open recovers every log from its files.

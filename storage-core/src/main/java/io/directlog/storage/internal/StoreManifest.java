@@ -21,9 +21,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <pre>
  *  0 magic "DLOGMANI" (long)   8 version (int)   12 log count (int)   16 body length (long)
  * 24 body, per log:
- *      name length (short), name (ASCII), log id (long), segment size (int), end sequence (long),
- *      end position (long), end offset (long), last record position (long), last record offset (long),
- *      segment count (int), then per segment: sequence (long), base offset (long)
+ *      name length (short), name (ASCII), log id (long), segment size (int), created (long),
+ *      checkpoint generation (long), end sequence (long), end position (long), end offset (long),
+ *      last record position (long), last record offset (long), segment count (int),
+ *      then per segment: sequence (long), base offset (long), capacity (int), block size (int), flags (int:
+ *      1 = recycled)
  * 24 + body length: CRC32C of [0, 24 + body length) (int); zero padding to a multiple of 4 KiB
  * </pre>
  * Written to {@code manifest.tmp}, fdatasync'ed, renamed, the directory fsync'ed: a crash leaves the old state
@@ -36,12 +38,17 @@ final class StoreManifest
     static final String FILE = "manifest";
     static final String TEMP_FILE = FILE + ".tmp";
     private static final long MAGIC = 0x494E414D474F4C44L; // "DLOGMANI" little-endian
-    private static final int VERSION = 1;
+    /** 2: a segment's capacity, block size and flags, the log's created time and checkpoint generation. */
+    private static final int VERSION = 2;
     private static final int HEADER_LENGTH = 24;
     private static final int CRC_LENGTH = 4;
     private static final int BLOCK = 4096;
     /** Fixed bytes of one log's entry besides its name and segments. */
-    private static final int ENTRY_FIXED = 2 + 8 + 4 + 5 * 8 + 4;
+    private static final int ENTRY_FIXED = 2 + 8 + 4 + 7 * 8 + 4;
+    /** Where the segment count is, from the entry's end of name. */
+    private static final int COUNT_AT = 8 + 4 + 7 * 8;
+    /** Bytes of one segment. */
+    private static final int SEGMENT = 8 + 8 + 4 + 4 + 4;
     /** A manifest larger than this is not one this code wrote (10,000 logs of 100 segments each fit). */
     private static final long MAX_LENGTH = 1L << 30;
 
@@ -74,7 +81,7 @@ final class StoreManifest
         long body = 0;
         for (final LogFacts f : logs)
         {
-            body += ENTRY_FIXED + f.name().length() + 16L * f.sequences().length;
+            body += ENTRY_FIXED + f.name().length() + (long)SEGMENT * f.segments().size();
         }
         final long length = HEADER_LENGTH + body + CRC_LENGTH;
         final int alignment = Math.max(io.alignment(), BLOCK);
@@ -122,18 +129,23 @@ final class StoreManifest
         at += 2 + name.length;
         b.putLong(at, f.logId());
         b.putInt(at + 8, f.segmentSize());
-        b.putLong(at + 12, f.endSequence());
-        b.putLong(at + 20, f.endPosition());
-        b.putLong(at + 28, f.endOffset());
-        b.putLong(at + 36, f.lastRecordPosition());
-        b.putLong(at + 44, f.lastRecordOffset());
-        b.putInt(at + 52, f.sequences().length);
-        at += 56;
-        for (int i = 0; i < f.sequences().length; i++)
+        b.putLong(at + 12, f.created());
+        b.putLong(at + 20, f.checkpointGeneration());
+        b.putLong(at + 28, f.endSequence());
+        b.putLong(at + 36, f.endPosition());
+        b.putLong(at + 44, f.endOffset());
+        b.putLong(at + 52, f.lastRecordPosition());
+        b.putLong(at + 60, f.lastRecordOffset());
+        b.putInt(at + COUNT_AT, f.segments().size());
+        at += COUNT_AT + 4;
+        for (final LogFacts.SegmentFacts s : f.segments())
         {
-            b.putLong(at, f.sequences()[i]);
-            b.putLong(at + 8, f.baseOffsets()[i]);
-            at += 16;
+            b.putLong(at, s.sequence());
+            b.putLong(at + 8, s.baseOffset());
+            b.putInt(at + 16, s.capacity());
+            b.putInt(at + 20, s.blockSize());
+            b.putInt(at + 24, s.recycled() ? 1 : 0);
+            at += SEGMENT;
         }
         return at;
     }
@@ -207,23 +219,24 @@ final class StoreManifest
             }
             final int nameLength = b.getShort(at);
             final int segments = nameLength < 1 || at + ENTRY_FIXED + nameLength > end ? -1 :
-                b.getInt(at + 2 + nameLength + 52);
-            if (segments < 0 || at + ENTRY_FIXED + nameLength + 16L * segments > end)
+                b.getInt(at + 2 + nameLength + COUNT_AT);
+            if (segments < 0 || at + ENTRY_FIXED + nameLength + (long)SEGMENT * segments > end)
             {
                 return invalid("entry " + i + " of " + count + " runs past the body");
             }
             final String name = b.getStringWithoutLengthAscii(at + 2, nameLength);
             at += 2 + nameLength;
-            final long[] sequences = new long[segments];
-            final long[] bases = new long[segments];
+            final List<LogFacts.SegmentFacts> list = new ArrayList<>(segments);
             for (int s = 0; s < segments; s++)
             {
-                sequences[s] = b.getLong(at + 56 + 16 * s);
-                bases[s] = b.getLong(at + 56 + 16 * s + 8);
+                final int from = at + COUNT_AT + 4 + SEGMENT * s;
+                list.add(new LogFacts.SegmentFacts(b.getLong(from), b.getLong(from + 8), b.getInt(from + 16),
+                    b.getInt(from + 20), (b.getInt(from + 24) & 1) != 0));
             }
             logs.add(new LogFacts(name, b.getLong(at), b.getInt(at + 8), b.getLong(at + 12), b.getLong(at + 20),
-                b.getLong(at + 28), b.getLong(at + 36), b.getLong(at + 44), sequences, bases));
-            at += 56 + 16 * segments;
+                b.getLong(at + 28), b.getLong(at + 36), b.getLong(at + 44), b.getLong(at + 52), b.getLong(at + 60),
+                list));
+            at += COUNT_AT + 4 + SEGMENT * segments;
         }
         return at == end ? new Found(List.copyOf(logs), true, null) :
             invalid("its " + count + " entries end at byte " + at + ", not at the body's end " + end);

@@ -1,55 +1,53 @@
 package io.directlog.storage.log;
 
-import java.util.Arrays;
+import java.util.List;
 
 /**
- * What a cleanly closed log is, as the store manifest records it: its identity, its segments and where it ends.
- * True only while nothing has opened the log since its clean close; the registry keeps it for logs it has not
- * loaded and passes it on to the next manifest unchanged.
+ * What a cleanly closed log is, as the store manifest records it: its identity, its segments, where it ends and
+ * the generation of its sealed checkpoint slot. True only while nothing has opened the log since its clean close;
+ * the registry keeps it for logs it has not loaded and passes it on to the next manifest unchanged. It holds what
+ * the log's first-use load would otherwise read from {@code log.meta}, every segment header and the checkpoint
+ * ({@link KnownLogLoader}).
  *
- * @param name               the log's name.
- * @param logId              its id ({@code log.meta}).
- * @param segmentSize        its segment size.
- * @param endSequence        the segment the log ends in (the clean checkpoint's), or -1 for none.
- * @param endPosition        the end's position in that segment.
- * @param endOffset          the offset the next record takes.
- * @param lastRecordPosition the position of the last record below the end in that segment, or -1.
- * @param lastRecordOffset   that record's offset, or -1.
- * @param sequences          the segments' sequences, oldest first.
- * @param baseOffsets        their base offsets, in the same order.
+ * @param name                 the log's name.
+ * @param logId                its id ({@code log.meta}).
+ * @param segmentSize          its segment size (the largest rung).
+ * @param created              epoch ms of its creation ({@code log.meta}).
+ * @param checkpointGeneration the generation of the checkpoint slot its clean close wrote.
+ * @param endSequence          the segment the log ends in (the clean checkpoint's), or -1 for none.
+ * @param endPosition          the end's position in that segment.
+ * @param endOffset            the offset the next record takes.
+ * @param lastRecordPosition   the position of the last record below the end in that segment, or -1.
+ * @param lastRecordOffset     that record's offset, or -1.
+ * @param segments             its segments, oldest first.
  */
-public record LogFacts(String name, long logId, int segmentSize, long endSequence, long endPosition, long endOffset,
-    long lastRecordPosition, long lastRecordOffset, long[] sequences, long[] baseOffsets)
+public record LogFacts(String name, long logId, int segmentSize, long created, long checkpointGeneration,
+    long endSequence, long endPosition, long endOffset, long lastRecordPosition, long lastRecordOffset,
+    List<SegmentFacts> segments)
 {
-    /** Checks that the segment lists agree. */
+    /**
+     * One segment as its header says.
+     *
+     * @param sequence   its file's sequence.
+     * @param baseOffset its first record's offset.
+     * @param capacity   its size (its rung of the ladder).
+     * @param blockSize  its write unit.
+     * @param recycled   its header's recycled flag.
+     */
+    public record SegmentFacts(long sequence, long baseOffset, int capacity, int blockSize, boolean recycled)
+    {
+    }
+
+    /** Takes an unmodifiable copy of the segments. */
     public LogFacts
     {
-        if (sequences.length != baseOffsets.length)
-        {
-            throw new IllegalArgumentException("log '" + name + "': " + sequences.length + " segment sequences but " +
-                baseOffsets.length + " base offsets");
-        }
-    }
-
-    @Override
-    public boolean equals(final Object o)
-    {
-        return o instanceof LogFacts f && name.equals(f.name) && logId == f.logId && segmentSize == f.segmentSize &&
-            endSequence == f.endSequence && endPosition == f.endPosition && endOffset == f.endOffset &&
-            lastRecordPosition == f.lastRecordPosition && lastRecordOffset == f.lastRecordOffset &&
-            Arrays.equals(sequences, f.sequences) && Arrays.equals(baseOffsets, f.baseOffsets);
-    }
-
-    @Override
-    public int hashCode()
-    {
-        return name.hashCode() * 31 + Long.hashCode(endOffset);
+        segments = List.copyOf(segments);
     }
 
     @Override
     public String toString()
     {
-        return "LogFacts{" + name + ", id 0x" + Long.toHexString(logId) + ", segments " +
-            Arrays.toString(sequences) + ", end " + endSequence + '/' + endPosition + " offset " + endOffset + '}';
+        return "LogFacts{" + name + ", id 0x" + Long.toHexString(logId) + ", " + segments.size() + " segments, end " +
+            endSequence + '/' + endPosition + " offset " + endOffset + '}';
     }
 }

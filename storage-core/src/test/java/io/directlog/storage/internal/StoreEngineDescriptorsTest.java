@@ -41,7 +41,9 @@ class StoreEngineDescriptorsTest
         assumeTrue(Files.isDirectory(Paths.get("/proc/self/fd")), "no /proc/self/fd");
         assumeTrue(NativeIo.isAvailable(), "native I/O unavailable: " + NativeIo.unavailabilityCause());
         final Path dir = TestDirs.create("descriptors");
-        final StoreConfig config = TestStores.store(dir).build();
+        // full-size segments from the first: the ladder prepares files ahead only at full size (2 a log)
+        final StoreConfig config = TestStores.store(dir,
+            TestStores.log().initialSegmentSize(TestStores.SEGMENT).build()).build();
         try (LogStore probe = LogStore.open(config))
         {
             assumeTrue(probe.deviceInfo().io().startsWith("native"), "the store does not use native I/O");

@@ -90,6 +90,98 @@ class StoreEngineManifestCrashTest
         assertTrue(opened > 20, "crash images checked: " + opened);
     }
 
+    /**
+     * Loads at first use, several at once (background loads and a caller's first uses), from the manifest's facts,
+     * then appends: a crash at any call of those loads (the manifest's removal, a load's checkpoint write, a
+     * spare's open) loses no record acknowledged before the clean close or after.
+     */
+    @Test
+    @Timeout(600)
+    void crashAtEveryCallOfLazyLoadsLosesNothingAcknowledged() throws Exception
+    {
+        final Path dir = TestDirs.create("manifest-lazy-crash");
+        final SimulatedBlockIo first = new SimulatedBlockIo();
+        final List<String> names = List.of("a", "b", "c", "d");
+        final java.util.Map<String, Integer> counts = new java.util.HashMap<>();
+        try (LogStore store = LogStore.open(config(dir, first)))
+        {
+            for (final String name : names)
+            {
+                final Log log = store.log(name);
+                final int records = name.equals("a") ? 6 : 3; // a's 40 KB records roll past the 128 KiB first rung
+                for (int r = 0; r < records; r++)
+                {
+                    log.append(lazyPayload(name, r), Durability.DSYNC).join();
+                }
+                counts.put(name, records);
+            }
+        }
+        final SimulatedBlockIo closed = imageAtEnd(first);
+        assertTrue(closed.exists(dir.resolve(StoreManifest.FILE)), "the clean close wrote the manifest");
+
+        final List<Done> done = new ArrayList<>();
+        final int end;
+        System.setProperty(LazyLoads.BACKGROUND_PROPERTY, "2");
+        try (LogStore store = LogStore.open(config(dir, closed)))
+        {
+            for (final String name : names)
+            {
+                assertEquals((long)counts.get(name), store.log(name).endOffset(), name);
+            }
+            for (final String name : List.of("a", "c"))
+            {
+                final long offset = counts.get(name);
+                store.log(name).append(lazyPayload(name, offset), Durability.DSYNC).join();
+                done.add(new Done(closed.callCount(), name, offset));
+            }
+            end = closed.callCount();
+        }
+        finally
+        {
+            System.clearProperty(LazyLoads.BACKGROUND_PROPERTY);
+        }
+        final CrashReplayer replayer = new CrashReplayer(closed, DeviceModel.VOLATILE_CACHE);
+        int opened = 0;
+        for (int point = 0; point <= end; point++)
+        {
+            replayer.advanceTo(point);
+            for (final FaultProfile profile : List.of(FaultProfile.DROP_ALL, FaultProfile.SECTOR_ATOMIC))
+            {
+                final CrashImage image = replayer.image(new SplittableRandom(point), profile);
+                final String at = "crash after call " + point + "/" + end + ", " + profile + " (" + image.faults() + ")";
+                try (LogStore store = LogStore.open(config(dir, image.io())))
+                {
+                    for (final String name : names)
+                    {
+                        long must = counts.get(name);
+                        for (final Done d : done)
+                        {
+                            must = d.log().equals(name) && d.position() <= point ? d.offset() + 1 : must;
+                        }
+                        final Log log = store.log(name);
+                        assertTrue(log.endOffset() >= must, at + ": log " + name + " ends at " + log.endOffset() +
+                            ", " + must + " acknowledged");
+                        for (long r = 0; r < must; r++)
+                        {
+                            try (var batch = log.read(r, 1 << 16))
+                            {
+                                assertTrue(java.util.Arrays.equals(lazyPayload(name, r),
+                                    batch.iterator().next().payloadBytes()), at + ": log " + name + " record " + r);
+                            }
+                        }
+                    }
+                }
+                opened++;
+            }
+        }
+        assertTrue(opened > 20, "crash images checked: " + opened);
+    }
+
+    private static byte[] lazyPayload(final String log, final long offset)
+    {
+        return log.equals("a") ? TestStores.payload(7, offset, 40_000) : StoreEngineManifestTest.payload(log, offset);
+    }
+
     private static void check(final Path dir, final SimulatedBlockIo image, final int point, final List<Done> done,
         final int deletedAt, final String at)
     {
