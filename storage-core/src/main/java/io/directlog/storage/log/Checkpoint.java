@@ -171,6 +171,7 @@ final class Checkpoint implements AutoCloseable
      * reading it: the next slot write goes to the slot after {@code state}'s generation, as after {@link #open}.
      *
      * @param state the newest slot, as its clean close wrote it.
+     * @return the checkpoint, or null when the file is shorter than its two slots (the open from files judges it).
      * @throws IOException when the file cannot be opened.
      */
     static Checkpoint known(final BlockIo io, final Path dir, final long logId, final State state) throws IOException
