@@ -151,6 +151,16 @@ class LogConfigPersistenceTest
         final byte[] bytes = Files.readAllBytes(file);
         bytes[20] ^= 1;
         Files.write(file, bytes);
+        // opened from the store manifest, the log reads its files at its first use, and is refused then
+        final CorruptLogException lazy = assertThrows(CorruptLogException.class, () ->
+        {
+            try (LogStore store = LogStore.open(config(dir)))
+            {
+                store.log("a").endOffset();
+            }
+        });
+        assertTrue(lazy.getMessage().contains("log.config"), lazy.getMessage());
+        // without a manifest (it was removed before the load), the store's open reads every log and refuses it
         final CorruptLogException e = assertThrows(CorruptLogException.class, () -> LogStore.open(config(dir)));
         assertTrue(e.getMessage().contains("log.config"), e.getMessage());
     }

@@ -102,6 +102,8 @@ final class ManyLogsFootprintScenario implements Scenario
         final long rssReopened;
         final long budgetReopened;
         final long budgetAppended;
+        final long firstAppendNanos;
+        final long descriptors;
         final long reopenStart = System.nanoTime();
         try (LogStore store = EngineStores.open(dir, ManyLogs.MEMORY_BUDGET))
         {
@@ -119,7 +121,10 @@ final class ManyLogsFootprintScenario implements Scenario
             {
                 throw new IllegalStateException("the store reopened with " + names.size() + " logs, not " + count);
             }
+            final long appendStart = System.nanoTime();
             appendOneMore(logs, guard);
+            firstAppendNanos = System.nanoTime() - appendStart;
+            descriptors = descriptorsUnder(dir);
             rssReopened = ProcessMemory.residentBytes();
             budgetAppended = store.cacheStats().usedBytes();
         }
@@ -135,6 +140,9 @@ final class ManyLogsFootprintScenario implements Scenario
             verdict(rss >= 0 && rss <= ManyLogs.MEMORY_BUDGET + RSS_SLACK_BYTES), mib(rssBefore), mib(disk),
             mib(DISK_TARGET_BYTES), verdict(disk < DISK_TARGET_BYTES), reopenNanos / 1e9, verdict(reopenNanos < REOPEN_TARGET_NANOS),
             mib(budgetCreated), mib(budgetReopened), mib(budgetAppended));
+        context.progress(String.format(Locale.ROOT, "one more append to each reopened log (the first use of each): " +
+            "%.2f s; then %,d descriptors open on the store's files, %.2f a log", firstAppendNanos / 1e9, descriptors,
+            descriptors / (double)count));
         context.progress(note);
         rows.add(1, new Measurement(count, 0, reopenNanos, openLatency), note);
     }
@@ -197,5 +205,31 @@ final class ManyLogsFootprintScenario implements Scenario
     static String gb(final long bytes)
     {
         return String.format(Locale.ROOT, "%.2f GB", bytes / 1e9);
+    }
+
+    /** @return descriptors of this process open on files below {@code dir} (Linux /proc), or -1 without /proc. */
+    private static long descriptorsUnder(final Path dir)
+    {
+        final Path root = dir.toAbsolutePath().normalize();
+        long n = 0;
+        try (java.util.stream.Stream<Path> fds = java.nio.file.Files.list(java.nio.file.Paths.get("/proc/self/fd")))
+        {
+            for (final Path fd : (Iterable<Path>)fds::iterator)
+            {
+                try
+                {
+                    n += java.nio.file.Files.readSymbolicLink(fd).startsWith(root) ? 1 : 0;
+                }
+                catch (final IOException ex)
+                {
+                    // closed since the listing
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            return -1;
+        }
+        return n;
     }
 }

@@ -14,6 +14,7 @@ import io.directlog.storage.log.DefaultLog;
 import io.directlog.storage.log.LogConfigFile;
 import io.directlog.storage.log.LogContext;
 import io.directlog.storage.log.LogEvents;
+import io.directlog.storage.log.LogFacts;
 import io.directlog.storage.log.LogMeta;
 import io.directlog.storage.log.ReadAhead;
 import io.directlog.storage.log.SegmentFiles;
@@ -67,6 +68,21 @@ final class LogOpener
      */
     DefaultLog open(final String name, final LogConfig asked)
     {
+        return open(name, asked, null);
+    }
+
+    /**
+     * Opens a log the store manifest describes, with its persisted config (or the store's default): its segment
+     * size and everything its files' headers and checkpoint would say come from {@code facts}
+     * ({@link DefaultLog#openKnown}).
+     */
+    DefaultLog openKnown(final String name, final LogFacts facts)
+    {
+        return open(name, null, facts);
+    }
+
+    private DefaultLog open(final String name, final LogConfig asked, final LogFacts facts)
+    {
         final LogContext context = new LogContext(io, cache, readBuffers, writers.next(), preparer,
             config.appendTimeout(), deviceInfo.copyOnWrite(), config.recoveryMode(), readAhead, events,
             config.pageIdleRelease());
@@ -74,7 +90,7 @@ final class LogOpener
         final LogConfig logConfig;
         try
         {
-            logConfig = settleConfig(name, dir, asked);
+            logConfig = settleConfig(name, dir, asked, facts == null ? -1 : facts.segmentSize());
         }
         catch (final IOException e)
         {
@@ -88,7 +104,8 @@ final class LogOpener
         }
         try
         {
-            return DefaultLog.open(name, dir, context, logConfig);
+            return facts == null ? DefaultLog.open(name, dir, context, logConfig) :
+                DefaultLog.openKnown(name, dir, context, logConfig, facts);
         }
         catch (final IOException e)
         {
@@ -97,10 +114,11 @@ final class LogOpener
     }
 
     /** @return the config the log opens with, persisted first when it was asked for and differs. */
-    private LogConfig settleConfig(final String name, final Path dir, final LogConfig asked) throws IOException
+    private LogConfig settleConfig(final String name, final Path dir, final LogConfig asked, final int known)
+        throws IOException
     {
         final LogConfig stored = LogConfigFile.read(io, dir, name);
-        final int segmentSize = segmentSize(name, dir, asked, stored);
+        final int segmentSize = segmentSize(name, dir, asked, stored, known);
         final LogConfig logConfig;
         if (asked != null)
         {
@@ -125,14 +143,15 @@ final class LogOpener
     }
 
     /**
+     * @param known the segment size the store manifest records, or -1 to read it from {@code log.meta}.
      * @return the log's segment size: fixed by its files once it exists; checked against {@code asked} and
      * against the memory budget (a write page is a segment).
      */
-    private int segmentSize(final String name, final Path dir, final LogConfig asked, final LogConfig stored)
-        throws IOException
+    private int segmentSize(final String name, final Path dir, final LogConfig asked, final LogConfig stored,
+        final int known) throws IOException
     {
-        final boolean exists = io.exists(dir.resolve(SegmentFiles.META_FILE));
-        final int segmentSize = exists ? LogMeta.read(io, dir, name).segmentSize() :
+        final boolean exists = known > 0 || io.exists(dir.resolve(SegmentFiles.META_FILE));
+        final int segmentSize = known > 0 ? known : exists ? LogMeta.read(io, dir, name).segmentSize() :
             (asked != null ? asked : stored != null ? stored : config.defaultLogConfig()).segmentSize();
         if (asked != null && asked.segmentSize() != segmentSize)
         {

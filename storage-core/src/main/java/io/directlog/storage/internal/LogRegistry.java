@@ -22,6 +22,7 @@ import io.directlog.storage.LogConfig;
 import io.directlog.storage.StorageException;
 import io.directlog.storage.log.DefaultLog;
 import io.directlog.storage.log.LogConfigFile;
+import io.directlog.storage.log.LogFacts;
 import io.directlog.storage.log.SegmentFiles;
 import io.directlog.storage.log.SegmentPreparer;
 import io.directlog.storage.spi.BlockIo;
@@ -29,7 +30,8 @@ import io.directlog.storage.spi.BlockIo;
 /**
  * The open logs of a store, by name: opening (one handle per log, shared by its holders), deleting, listing, and
  * closing them all when the store closes. Whether the store is open is kept here, under the same lock, so that no
- * log opens after the store's close has taken the list of logs to close.
+ * log opens after the store's close has taken the list of logs to close. After a clean close the store opens
+ * from its manifest ({@link ManifestLogs}): logs are known without reading their files and load at first use.
  * <p>
  * Thread-safe: opening, deleting and closing run under the lock of {@link #logs}; the map itself is concurrent, so
  * that lookups, the syncer's ticks and the meters read it without the lock.
@@ -48,6 +50,12 @@ final class LogRegistry
     /** The store's meters, or null without a meter registry. */
     private final StoreMetrics metrics;
     private final Map<String, DefaultLog> logs = new ConcurrentHashMap<>();
+    /** The store manifest, and the logs known from it but not loaded yet. */
+    private final ManifestLogs manifest;
+    /** The loads of those logs at first use (outside the lock, once each). */
+    private final LazyLoads loads;
+    /** What the manifest records of the logs {@link #closeAll} closed cleanly; null when one was not. */
+    private List<LogFacts> closedFacts;
     /**
      * Open logs whose handle was returned by log(): they have holders that rely on their config. A log the store
      * opened itself (at start) has none until then, and its first log(name, config) may still set its config.
@@ -65,6 +73,8 @@ final class LogRegistry
         this.opener = opener;
         this.batch = new NewLogBatch(directory, io, opener);
         this.metrics = metrics;
+        this.manifest = new ManifestLogs(io, directory);
+        this.loads = new LazyLoads(logs, logs, manifest, opener, this::isOpen, directory.toString());
     }
 
     /**
@@ -76,6 +86,12 @@ final class LogRegistry
      */
     void openExisting()
     {
+        if (manifest.openFrom(LogRegistry::isValidName, loads::load))
+        {
+            // every log known, none loaded: each loads at its first use, or on the background threads if asked
+            loads.startBackground(manifest.unloadedLogs());
+            return;
+        }
         final List<String> names = new ArrayList<>(logNames());
         final int threads = Math.min(names.size(), Math.max(4, Runtime.getRuntime().availableProcessors() * 2));
         if (threads <= 1)
@@ -158,6 +174,13 @@ final class LogRegistry
             handedOut.add(name);
             return existing;
         }
+        final LazyLog lazy = manifest.unloaded(name);
+        if (lazy != null)
+        {
+            checkOpen();
+            handedOut.add(name);
+            return lazy.isClosedUnloaded() ? manifest.reopen(lazy, loads::load) : lazy;
+        }
         return openLog(name, null);
     }
 
@@ -192,7 +215,14 @@ final class LogRegistry
         synchronized (logs)
         {
             checkOpen();
-            batch.create(names.stream().filter(n -> !logs.containsKey(n)).toList(), logConfig,
+            // a log known from the manifest, or loading, is not new: openLog below loads it
+            final List<String> fresh = names.stream()
+                .filter(n -> !logs.containsKey(n) && manifest.unloaded(n) == null && !loads.isLoading(n)).toList();
+            if (!fresh.isEmpty())
+            {
+                manifest.invalidate(); // removed durably before any log's files change, as openLog does
+            }
+            batch.create(fresh, logConfig,
                 log ->
                 {
                     logs.put(log.name(), log);
@@ -207,13 +237,18 @@ final class LogRegistry
         return opened;
     }
 
+    private static boolean isValidName(final String name)
+    {
+        return NAME.matcher(name).matches() && !name.equals(".") && !name.equals("..");
+    }
+
     private static void checkName(final String name)
     {
         if (name == null)
         {
             throw new NullPointerException("log name must not be null");
         }
-        if (!NAME.matcher(name).matches() || name.equals(".") || name.equals(".."))
+        if (!isValidName(name))
         {
             throw new IllegalArgumentException("log name '" + name + "' must be 1 to 200 letters, digits, '.', '_' " +
                 "or '-', and not '.' or '..'");
@@ -225,8 +260,14 @@ final class LogRegistry
      */
     private Log openLog(final String name, final LogConfig asked)
     {
+        final LazyLog lazy = manifest.unloaded(name);
+        if (lazy != null && !lazy.isClosedUnloaded())
+        {
+            loads.load(lazy); // then asked like any open log: a holder of its handle keeps the config it relies on
+        }
         while (true)
         {
+            loads.await(name); // a handle closed while its log loaded: that load publishes the log first
             checkOpen();
             final DefaultLog closing = logs.get(name);
             if (closing != null && closing.isClosing())
@@ -255,6 +296,12 @@ final class LogRegistry
                 {
                     return handOutOpen(name, existing, asked);
                 }
+                if (loads.isLoading(name))
+                {
+                    continue;
+                }
+                manifest.invalidate();
+                manifest.remove(name); // a handle closed unloaded: its log is opened here
                 final DefaultLog log = opener.open(name, asked);
                 logs.put(name, log);
                 handedOut.add(name);
@@ -305,6 +352,11 @@ final class LogRegistry
     Set<String> logNames()
     {
         final Set<String> names = new TreeSet<>(logs.keySet());
+        if (manifest.knowsAllLogs())
+        {
+            names.addAll(manifest.unloadedNames()); // every log was created, loaded or deleted through here since
+            return names;
+        }
         try
         {
             for (final Path d : io.listDirectories(directory))
@@ -326,42 +378,76 @@ final class LogRegistry
     boolean deleteLog(final String name)
     {
         checkOpen();
-        synchronized (logs)
+        while (true)
         {
-            final DefaultLog log = logs.remove(name);
-            handedOut.remove(name);
-            if (log != null)
+            loads.await(name); // its files are not deleted under a load
+            synchronized (logs)
             {
-                try
+                if (!loads.isLoading(name))
                 {
-                    log.close();
+                    return deleteUnderLock(name);
                 }
-                finally
-                {
-                    logGone(log);
-                }
-                awaitNotPreparing(log);
             }
-            final Path dir = directory.resolve(name);
+        }
+    }
+
+    /** Deletes a log whose load is not in flight, under the lock. */
+    private boolean deleteUnderLock(final String name)
+    {
+        manifest.invalidate();
+        final LazyLog lazy = manifest.unloaded(name);
+        if (lazy != null)
+        {
+            lazy.close();
+            manifest.remove(name);
+        }
+        final DefaultLog log = logs.remove(name);
+        handedOut.remove(name);
+        if (log != null)
+        {
             try
             {
-                if (!io.listDirectories(directory).contains(dir))
-                {
-                    return log != null;
-                }
-                for (final Path p : io.list(dir))
-                {
-                    io.delete(p);
-                }
-                io.delete(dir); // empty now: a log directory holds only files
-                io.syncDirectory(directory);
+                log.close();
             }
-            catch (final IOException e)
+            finally
             {
-                throw new StorageException("cannot delete log '" + name + "': " + e.getMessage(), e);
+                logGone(log);
             }
-            return true;
+            awaitNotPreparing(log);
         }
+        final Path dir = directory.resolve(name);
+        try
+        {
+            if (!io.listDirectories(directory).contains(dir))
+            {
+                return log != null || lazy != null;
+            }
+            deleteFiles(dir);
+        }
+        catch (final IOException e)
+        {
+            throw new StorageException("cannot delete log '" + name + "': " + e.getMessage(), e);
+        }
+        return true;
+    }
+
+    /**
+     * Deletes a log's files and directory. The checkpoint goes first: a crash part-way then leaves a log without
+     * one, which the next open recovers from the segments still there, where a checkpoint naming deleted segments
+     * would refuse the store's open. The log directory is fsync'ed before it is removed, so that a crash after the
+     * removal cannot bring back its entries.
+     */
+    private void deleteFiles(final Path dir) throws IOException
+    {
+        io.delete(dir.resolve(SegmentFiles.CHECKPOINT_FILE));
+        io.syncDirectory(dir);
+        for (final Path p : io.list(dir))
+        {
+            io.delete(p);
+        }
+        io.syncDirectory(dir);
+        io.delete(dir); // empty now: a log directory holds only files
+        io.syncDirectory(directory);
     }
 
     /**
@@ -441,13 +527,22 @@ final class LogRegistry
      */
     StorageException closeAll()
     {
+        loads.awaitAll(); // no load starts once closed: the ones in flight publish their logs, closed below
         final List<String> failedLogs = new ArrayList<>();
         final List<RuntimeException> failures = new ArrayList<>();
+        final List<LogFacts> facts = new ArrayList<>();
+        boolean allClean = true;
         for (final DefaultLog log : logs.values())
         {
             try
             {
                 log.close();
+                final LogFacts f = log.cleanFacts();
+                if (f == null)
+                {
+                    allClean = false; // closed after a fail-stop: the next open recovers it from its files
+                }
+                facts.add(f);
             }
             catch (final RuntimeException e)
             {
@@ -458,6 +553,7 @@ final class LogRegistry
         logs.clear();
         if (failures.isEmpty())
         {
+            closedFacts = allClean ? facts : null;
             return null;
         }
         final StorageException thrown = new StorageException("store " + directory + " closed, but the close of " +
@@ -465,5 +561,17 @@ final class LogRegistry
             "them as after a crash", failures.get(0));
         failures.subList(1, failures.size()).forEach(thrown::addSuppressed);
         return thrown;
+    }
+
+    /**
+     * Writes the store manifest, when {@link #closeAll} closed every log cleanly: last in the store's close, once
+     * nothing writes to a log's directory any more.
+     */
+    void writeManifest()
+    {
+        if (closedFacts != null)
+        {
+            manifest.write(closedFacts);
+        }
     }
 }

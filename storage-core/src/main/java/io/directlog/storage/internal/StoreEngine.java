@@ -219,6 +219,7 @@ public final class StoreEngine implements LogStore
         syncer.stop();
         writers.stop(Duration.ofSeconds(30));
         preparer.close();
+        logs.writeManifest(); // last write to the directory: nothing writes to a log's files any more
         readBuffers.close();
         pool.close();
         if (metrics != null)

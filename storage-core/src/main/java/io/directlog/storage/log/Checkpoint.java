@@ -205,6 +205,27 @@ final class Checkpoint implements AutoCloseable
     }
 
     /**
+     * Opens the checkpoint of a log whose state is known (the store manifest recorded its clean close), without
+     * reading it: the next slot write goes to the slot after {@code state}'s generation, as after {@link #open}.
+     *
+     * @param state the newest slot, as its clean close wrote it.
+     * @return the checkpoint, or null when the file is shorter than its two slots (the open from files judges it).
+     * @throws IOException when the file cannot be opened.
+     */
+    static Checkpoint known(final BlockIo io, final Path dir, final long logId, final State state) throws IOException
+    {
+        final Path path = dir.resolve(SegmentFiles.CHECKPOINT_FILE);
+        final int block = IoBlock.of(io).length();
+        final BlockFile file = io.open(path, FileMode.DIRECT_DSYNC, false);
+        if (file.size() < 2L * block)
+        {
+            file.close();
+            return null;
+        }
+        return new Checkpoint(path, logId, block, file, PageMemory.allocate(block, block), true, state, 2);
+    }
+
+    /**
      * Sets where slot writes take the segment list from (the log's published segment array).
      *
      * @param list the source.
@@ -311,6 +332,18 @@ final class Checkpoint implements AutoCloseable
         sealed = (flags & CheckpointDescriptor.FLAG_CLEAN) != 0;
         lastFlagged = flags != 0;
         writes++;
+    }
+
+    /** @return the generation of the last slot written (or read at open). */
+    synchronized long generation()
+    {
+        return generation;
+    }
+
+    /** @return the end a clean close sealed this file with, or null before (or without) one. */
+    synchronized Watermark cleanEnd()
+    {
+        return sealed ? lastWritten : null;
     }
 
     @Override

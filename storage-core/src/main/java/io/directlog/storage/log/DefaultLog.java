@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -115,6 +117,34 @@ public final class DefaultLog implements Log, WriterClient
         throws IOException
     {
         final DefaultLog log = new DefaultLog(name, dir, context, new LogLoader(name, dir, context, config).load());
+        try
+        {
+            log.start();
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            log.close();
+            throw e;
+        }
+        return log;
+    }
+
+    /**
+     * Opens a log the store manifest describes, from what it records ({@link KnownLogLoader}: no {@code log.meta},
+     * segment header or checkpoint read); when its files do not match that, from its files as {@link #open} does.
+     *
+     * @param facts what the manifest records of the log.
+     * @see #open
+     */
+    public static DefaultLog openKnown(final String name, final Path dir, final LogContext context,
+        final LogConfig config, final LogFacts facts) throws IOException
+    {
+        RecoveredLog found = new KnownLogLoader(name, dir, context, config, facts).load();
+        if (found == null)
+        {
+            found = new LogLoader(name, dir, context, config).load();
+        }
+        final DefaultLog log = new DefaultLog(name, dir, context, found);
         try
         {
             log.start();
@@ -378,6 +408,30 @@ public final class DefaultLog implements Log, WriterClient
     public boolean isCloseFinished()
     {
         return closer.isCloseFinished();
+    }
+
+    /**
+     * @return what the store manifest records of this log, once its close recorded a clean shutdown; null before,
+     * or when the close did not (the next open then recovers the log from its files).
+     */
+    public LogFacts cleanFacts()
+    {
+        final Watermark end = checkpoint.cleanEnd();
+        if (end == null || !closer.isCloseFinished())
+        {
+            return null;
+        }
+        final List<LogFacts.SegmentFacts> live = new ArrayList<>();
+        for (final Segment s : segments.all())
+        {
+            if (!s.isDeleted())
+            {
+                live.add(new LogFacts.SegmentFacts(s.sequence(), s.baseOffset(), s.capacity(), s.blockSize(),
+                    s.recycled()));
+            }
+        }
+        return new LogFacts(name, meta.logId(), meta.segmentSize(), meta.created(), checkpoint.generation(),
+            end.sequence(), end.position(), end.offset(), end.lastRecordPosition(), end.lastRecordOffset(), live);
     }
 
     @Override

@@ -84,9 +84,8 @@ final class LogLoader
         final long started = System.nanoTime();
         io.createDirectories(dir);
         final LogMeta meta = readOrCreateMeta();
-        final LogConfig effective = config.toBuilder().segmentSize(meta.segmentSize())
-            .initialSegmentSize(Integer.highestOneBit(Math.min(config.initialSegmentSize(), meta.segmentSize()))).build();
-        final TreeMap<Long, Path> files = listSegmentFiles();
+        final LogConfig effective = effectiveConfig(config, meta);
+        final TreeMap<Long, Path> files = listSegmentFiles(io, dir);
         final LogSegmentHost host = new LogSegmentHost(context, new SegmentSet(new Segment[0]));
         final Headers headers = readHeaders(files, meta, host);
         final Checkpoint checkpoint = Checkpoint.open(io, dir, meta.logId());
@@ -163,8 +162,15 @@ final class LogLoader
         return meta;
     }
 
+    /** @return {@code config} at the log's own segment size, its first rung at most that. */
+    static LogConfig effectiveConfig(final LogConfig config, final LogMeta meta)
+    {
+        return config.toBuilder().segmentSize(meta.segmentSize())
+            .initialSegmentSize(Integer.highestOneBit(Math.min(config.initialSegmentSize(), meta.segmentSize()))).build();
+    }
+
     /** @return the segment files by sequence; unfinished {@code .tmp} files are deleted on the way. */
-    private TreeMap<Long, Path> listSegmentFiles() throws IOException
+    static TreeMap<Long, Path> listSegmentFiles(final BlockIo io, final Path dir) throws IOException
     {
         final TreeMap<Long, Path> files = new TreeMap<>();
         for (final Path file : io.list(dir))
@@ -496,7 +502,7 @@ final class LogLoader
         final BlockFile dsync;
         try
         {
-            dsync = io.open(last.path(), FileMode.DIRECT_DSYNC, false);
+            dsync = io.openDsync(direct);
         }
         catch (final IOException e)
         {
@@ -535,8 +541,7 @@ final class LogLoader
         final BlockFile direct = io.open(path, FileMode.DIRECT, false);
         try
         {
-            return new PreparedSegment(sequence, path, (int)direct.size(), direct,
-                io.open(path, FileMode.DIRECT_DSYNC, false), true);
+            return new PreparedSegment(sequence, path, (int)direct.size(), direct, io.openDsync(direct), true);
         }
         catch (final IOException e)
         {
