@@ -238,7 +238,8 @@ final class KnownLogLoader
         return new Checkpoint.State(facts.checkpointGeneration(), facts.endSequence(), facts.endPosition(),
             facts.endOffset(), facts.lastRecordPosition(), facts.lastRecordOffset(), true, false,
             s.isEmpty() ? facts.endOffset() : s.get(0).baseOffset(), s.isEmpty() ? -1 : s.get(0).sequence(),
-            s.size());
+            s.size(), s.isEmpty() ? -1 : s.get(s.size() - 1).sequence(),
+            s.isEmpty() ? -1 : s.get(s.size() - 1).baseOffset(), 0); // a clean close: no segment after the watermark's
     }
 
     private void closeOpened()
