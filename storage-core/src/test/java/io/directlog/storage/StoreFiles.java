@@ -25,11 +25,7 @@ final class StoreFiles
     static Path crashImage(final Path dir, final String name) throws IOException
     {
         final Path copy = TestDirs.create(name);
-        final List<Path> all;
-        try (Stream<Path> files = Files.walk(dir))
-        {
-            all = files.toList();
-        }
+        final List<Path> all = listAll(dir);
         {
             for (final Path p : all)
             {
@@ -52,6 +48,31 @@ final class StoreFiles
             }
         }
         return copy;
+    }
+
+    /**
+     * Every path under {@code dir}. A background thread (the preparer's temp file, a roll) may remove a file while
+     * {@code Files.walk} looks at it, which fails the walk: walk again, a bounded number of times.
+     */
+    private static List<Path> listAll(final Path dir) throws IOException
+    {
+        java.io.UncheckedIOException last = null;
+        for (int attempt = 0; attempt < 20; attempt++)
+        {
+            try (Stream<Path> files = Files.walk(dir))
+            {
+                return files.toList();
+            }
+            catch (final java.io.UncheckedIOException e)
+            {
+                if (!(e.getCause() instanceof java.nio.file.NoSuchFileException))
+                {
+                    throw e;
+                }
+                last = e;
+            }
+        }
+        throw last;
     }
 
     /** The newest valid checkpoint slot's fields: {generation, sequence, position, offset, flags}, or null. */
