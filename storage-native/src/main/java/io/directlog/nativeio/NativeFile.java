@@ -190,6 +190,57 @@ public final class NativeFile implements AutoCloseable
     }
 
     /**
+     * Writes all {@code length} bytes durably, as through an O_DSYNC descriptor: {@code pwritev2} with
+     * {@code RWF_DSYNC} (see {@link DsyncWrites}), repeated after short writes.
+     *
+     * @param address  native address of the bytes to write.
+     * @param length   number of bytes.
+     * @param position file offset.
+     * @throws NativeIoException if a write fails; ENOSYS or EOPNOTSUPP mean the flag is unsupported here, and
+     *                           {@link DsyncWrites#isSupported()} is false from then on.
+     */
+    public void writeDsyncFully(final long address, final long length, final long position) throws NativeIoException
+    {
+        acquire("pwritev2", position, length);
+        try
+        {
+            final UnsafeBuffer iovec = DsyncWrites.iovec();
+            long done = 0;
+            while (done < length)
+            {
+                iovec.putLong(0, address + done);
+                iovec.putLong(8, length - done);
+                long n;
+                int errno = 0;
+                do
+                {
+                    NativeIo.PWRITE.increment();
+                    n = LibCWritev2.pwritev2(fd, iovec.addressOffset(), 1, position + done, LibCWritev2.RWF_DSYNC);
+                }
+                while (n == -1 && (errno = NativeIo.errno()) == Errno.EINTR);
+                if (n == -1)
+                {
+                    if (errno == Errno.ENOSYS || errno == Errno.EOPNOTSUPP)
+                    {
+                        DsyncWrites.markUnsupported();
+                    }
+                    throw new NativeIoException("pwritev2", path, errno, position + done, length - done);
+                }
+                if (n == 0)
+                {
+                    throw new NativeIoException(
+                        "pwritev2", path, 0, position + done, length - done, "wrote 0 bytes after " + done);
+                }
+                done += n;
+            }
+        }
+        finally
+        {
+            release();
+        }
+    }
+
+    /**
      * One {@code pread(2)} (retried on EINTR); it may read fewer bytes than asked.
      *
      * @param address  native address to read into.

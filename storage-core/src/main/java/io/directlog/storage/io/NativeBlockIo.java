@@ -6,8 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
+import io.directlog.nativeio.DsyncWrites;
 import io.directlog.nativeio.FallocateMode;
 import io.directlog.nativeio.NativeFile;
 import io.directlog.nativeio.NativeFileSystem;
@@ -54,6 +57,17 @@ public final class NativeBlockIo implements BlockIo
             flags |= OpenFlags.CREATE;
         }
         return new NativeBlockFile(NativeFile.open(path, flags, 0644));
+    }
+
+    /** Shares {@code direct}'s descriptor where pwritev2(RWF_DSYNC) works (see {@link NativeDsyncView}). */
+    @Override
+    public BlockFile openDsync(final BlockFile direct) throws IOException
+    {
+        if (direct instanceof NativeBlockFile f && DsyncWrites.isSupported() && f.retain())
+        {
+            return new NativeDsyncView(f.file, f::release);
+        }
+        return BlockIo.super.openDsync(direct);
     }
 
     @Override
@@ -150,10 +164,38 @@ public final class NativeBlockIo implements BlockIo
     private static final class NativeBlockFile implements BlockFile
     {
         private final NativeFile file;
+        /** This handle and the {@link NativeDsyncView}s sharing its descriptor: closed when all are. */
+        private final AtomicInteger holders = new AtomicInteger(1);
+        private final AtomicBoolean closed = new AtomicBoolean();
 
         NativeBlockFile(final NativeFile file)
         {
             this.file = file;
+        }
+
+        /** @return false once the descriptor is closed: it cannot be shared any more. */
+        boolean retain()
+        {
+            while (true)
+            {
+                final int h = holders.get();
+                if (h == 0 || closed.get())
+                {
+                    return false;
+                }
+                if (holders.compareAndSet(h, h + 1))
+                {
+                    return true;
+                }
+            }
+        }
+
+        void release() throws IOException
+        {
+            if (holders.decrementAndGet() == 0)
+            {
+                file.close();
+            }
         }
 
         @Override
@@ -205,7 +247,10 @@ public final class NativeBlockIo implements BlockIo
         @Override
         public void close() throws IOException
         {
-            file.close();
+            if (closed.compareAndSet(false, true))
+            {
+                release();
+            }
         }
 
         private static void checkBounds(final ByteBuffer buffer, final int index, final int length)

@@ -456,7 +456,7 @@ final class CrashRecovery extends RecoveryStep
         {
             io.syncDirectory(dir);
         }
-        final BlockFile dsync = io.open(segment.path(), FileMode.DIRECT_DSYNC, false);
+        final BlockFile dsync = io.openDsync(scan.direct);
         scan.index.truncateTo(cut);
         segment.index(scan.index);
         segment.writeFiles(scan.direct, dsync);

@@ -486,7 +486,7 @@ final class LogLoader
         final BlockFile dsync;
         try
         {
-            dsync = io.open(last.path(), FileMode.DIRECT_DSYNC, false);
+            dsync = io.openDsync(direct);
         }
         catch (final IOException e)
         {
@@ -525,8 +525,7 @@ final class LogLoader
         final BlockFile direct = io.open(path, FileMode.DIRECT, false);
         try
         {
-            return new PreparedSegment(sequence, path, (int)direct.size(), direct,
-                io.open(path, FileMode.DIRECT_DSYNC, false), true);
+            return new PreparedSegment(sequence, path, (int)direct.size(), direct, io.openDsync(direct), true);
         }
         catch (final IOException e)
         {

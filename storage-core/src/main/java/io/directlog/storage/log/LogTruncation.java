@@ -14,6 +14,7 @@ import io.directlog.storage.cache.CachePage;
 import io.directlog.storage.format.CheckpointDescriptor;
 import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.format.SegmentHeaderDescriptor;
+import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -317,8 +318,8 @@ final class LogTruncation
         {
             if (target.directFile() == null)
             {
-                target.writeFiles(context.io().open(target.path(), FileMode.DIRECT, false),
-                    context.io().open(target.path(), FileMode.DIRECT_DSYNC, false));
+                final BlockFile direct = context.io().open(target.path(), FileMode.DIRECT, false);
+                target.writeFiles(direct, context.io().openDsync(direct));
             }
         }
         final CachePage readOnly = target.page();

@@ -262,7 +262,7 @@ public final class SegmentPreparer implements AutoCloseable
         final BlockFile dsync;
         try
         {
-            dsync = io.open(path, FileMode.DIRECT_DSYNC, false);
+            dsync = io.openDsync(direct);
         }
         catch (final IOException e)
         {

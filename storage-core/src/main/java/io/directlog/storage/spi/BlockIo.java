@@ -32,6 +32,21 @@ public interface BlockIo
     BlockFile open(Path path, FileMode mode, boolean create) throws IOException;
 
     /**
+     * Opens a file already open as {@link FileMode#DIRECT} for writes durable at completion, as
+     * {@link FileMode#DIRECT_DSYNC} does. An implementation may share {@code direct}'s descriptor (Linux
+     * {@code pwritev2(RWF_DSYNC)}), so a file written both ways costs one descriptor; closing one handle leaves
+     * the other usable.
+     *
+     * @param direct the file open as DIRECT.
+     * @return a handle whose writes are durable at completion.
+     * @throws IOException when it cannot be opened.
+     */
+    default BlockFile openDsync(final BlockFile direct) throws IOException
+    {
+        return open(direct.path(), FileMode.DIRECT_DSYNC, false);
+    }
+
+    /**
      * Renames a file; durable only after {@link #syncDirectory(Path)}.
      *
      * @param from the existing file.
