@@ -78,6 +78,7 @@ final class ManyLogsFootprintScenario implements Scenario
         final long createStart = System.nanoTime();
         final long rssCreated;
         final long budgetCreated;
+        final long descriptorsCreated;
         try (LogStore store = EngineStores.open(dir, ManyLogs.MEMORY_BUDGET))
         {
             try
@@ -86,11 +87,13 @@ final class ManyLogsFootprintScenario implements Scenario
             }
             catch (final IllegalStateException | IOException ex)
             {
-                context.progress("at the failure: " + figures(dir, rssBefore));
+                context.progress("at the failure: " + figures(dir, rssBefore) + ", " + descriptorsUnder(dir) +
+                    " descriptors open on the store's files");
                 throw ex;
             }
             rssCreated = ProcessMemory.residentBytes();
             budgetCreated = store.cacheStats().usedBytes();
+            descriptorsCreated = descriptorsUnder(dir);
         }
         final long createNanos = System.nanoTime() - createStart;
         final long diskClosed = DiskUsage.allocatedBytes(dir);
@@ -102,6 +105,10 @@ final class ManyLogsFootprintScenario implements Scenario
         final long rssReopened;
         final long budgetReopened;
         final long budgetAppended;
+        final long firstAppendNanos;
+        final long descriptors;
+        final long descriptorsReopened;
+        final String idle;
         final long reopenStart = System.nanoTime();
         try (LogStore store = EngineStores.open(dir, ManyLogs.MEMORY_BUDGET))
         {
@@ -115,13 +122,18 @@ final class ManyLogsFootprintScenario implements Scenario
             }
             reopenNanos = System.nanoTime() - reopenStart;
             budgetReopened = store.cacheStats().usedBytes();
+            descriptorsReopened = descriptorsUnder(dir);
             if (names.size() != count)
             {
                 throw new IllegalStateException("the store reopened with " + names.size() + " logs, not " + count);
             }
+            final long appendStart = System.nanoTime();
             appendOneMore(logs, guard);
+            firstAppendNanos = System.nanoTime() - appendStart;
+            descriptors = descriptorsUnder(dir);
             rssReopened = ProcessMemory.residentBytes();
             budgetAppended = store.cacheStats().usedBytes();
+            idle = descriptorsOnceIdle(dir, store.config().pageIdleRelease().toNanos(), descriptorsReopened);
         }
         final long diskEnd = DiskUsage.allocatedBytes(dir);
         final long payload = (long)count * (RECORDS_PER_LOG + 1) * ManyLogs.RECORD_BYTES;
@@ -135,6 +147,12 @@ final class ManyLogsFootprintScenario implements Scenario
             verdict(rss >= 0 && rss <= ManyLogs.MEMORY_BUDGET + RSS_SLACK_BYTES), mib(rssBefore), mib(disk),
             mib(DISK_TARGET_BYTES), verdict(disk < DISK_TARGET_BYTES), reopenNanos / 1e9, verdict(reopenNanos < REOPEN_TARGET_NANOS),
             mib(budgetCreated), mib(budgetReopened), mib(budgetAppended));
+        context.progress(String.format(Locale.ROOT, "one more append to each reopened log (the first use of each): " +
+            "%.2f s; then %,d descriptors open on the store's files, %.2f a log", firstAppendNanos / 1e9, descriptors,
+            descriptors / (double)count));
+        context.progress(String.format(Locale.ROOT, "descriptors on the store's files: %,d with every log created " +
+            "and appended to, %,d with every log reopened, %,d after one more append each, %s",
+            descriptorsCreated, descriptorsReopened, descriptors, idle));
         context.progress(note);
         rows.add(1, new Measurement(count, 0, reopenNanos, openLatency), note);
     }
@@ -184,6 +202,26 @@ final class ManyLogsFootprintScenario implements Scenario
         return "RSS " + mib(ProcessMemory.residentBytes()) + " (" + mib(rssBefore) + " before the store), disk " + disk;
     }
 
+    /**
+     * Waits (at most the idle period and 30 s more) for the logs' descriptors to close as idle (issue 18), down to
+     * {@code floor}: what the store held with every log reopened and none used (its lock file).
+     *
+     * @return what was left, and after how long.
+     */
+    private static String descriptorsOnceIdle(final Path dir, final long idleNanos, final long floor)
+        throws InterruptedException
+    {
+        final long start = System.nanoTime();
+        long n = descriptorsUnder(dir);
+        while (n > floor && System.nanoTime() - start < idleNanos + 30_000_000_000L)
+        {
+            Thread.sleep(100);
+            n = descriptorsUnder(dir);
+        }
+        return String.format(Locale.ROOT, "%,d once idle (%.1f s later, idle period %.1f s)", n,
+            (System.nanoTime() - start) / 1e9, idleNanos / 1e9);
+    }
+
     private static String verdict(final boolean met)
     {
         return met ? "met" : "missed";
@@ -197,5 +235,31 @@ final class ManyLogsFootprintScenario implements Scenario
     static String gb(final long bytes)
     {
         return String.format(Locale.ROOT, "%.2f GB", bytes / 1e9);
+    }
+
+    /** @return descriptors of this process open on files below {@code dir} (Linux /proc), or -1 without /proc. */
+    private static long descriptorsUnder(final Path dir)
+    {
+        final Path root = dir.toAbsolutePath().normalize();
+        long n = 0;
+        try (java.util.stream.Stream<Path> fds = java.nio.file.Files.list(java.nio.file.Paths.get("/proc/self/fd")))
+        {
+            for (final Path fd : (Iterable<Path>)fds::iterator)
+            {
+                try
+                {
+                    n += java.nio.file.Files.readSymbolicLink(fd).startsWith(root) ? 1 : 0;
+                }
+                catch (final IOException ex)
+                {
+                    // closed since the listing
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            return -1;
+        }
+        return n;
     }
 }
