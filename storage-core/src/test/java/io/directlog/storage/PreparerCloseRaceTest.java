@@ -23,7 +23,9 @@ import io.directlog.storage.io.NativeBlockIo;
 
 /**
  * A log closed while the preparer is between its "is the log closing?" check and handing the segment over must
- * not leak the segment's descriptors (found on a loop filesystem as "umount: target is busy").
+ * not leak the segment's descriptors (found on a loop filesystem as "umount: target is busy"). A prepared file now
+ * waits without a descriptor (the roll opens it), so the preparer is held at its last step, the rename into place,
+ * and nothing it opened may stay open.
  */
 class PreparerCloseRaceTest
 {
@@ -37,18 +39,18 @@ class PreparerCloseRaceTest
         try (LogStore store = LogStore.open(config))
         {
             final Log log = store.log("a");
-            assertTrue(io.preparerInOpen.await(30, TimeUnit.SECONDS), "the preparer never opened a segment");
-            log.close(); // deregisters and closes the log's files while the preparer is held inside open()
+            assertTrue(io.preparerInRename.await(30, TimeUnit.SECONDS), "the preparer never renamed a segment");
+            log.close(); // deregisters and closes the log's files while the preparer is held inside rename()
             io.release.countDown();
         } // joins the preparer thread: its onPrepared has run
         assertEquals(Set.of(), io.open, "descriptors left open after close");
     }
 
-    /** Holds the preparer's first DSYNC open of a segment until released; tracks every file still open. */
+    /** Holds the preparer's first rename of a segment into place until released; tracks every file still open. */
     private static final class GatedBlockIo extends DelegatingBlockIo
     {
         final Set<BlockFile> open = ConcurrentHashMap.newKeySet();
-        final CountDownLatch preparerInOpen = new CountDownLatch(1);
+        final CountDownLatch preparerInRename = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         private final AtomicBoolean gated = new AtomicBoolean();
 
@@ -62,10 +64,17 @@ class PreparerCloseRaceTest
         {
             final BlockFile file = new Tracked(delegate().open(path, mode, create));
             open.add(file);
-            if (mode == FileMode.DIRECT_DSYNC && Thread.currentThread().getName().equals("directlog-segment-preparer") &&
-                gated.compareAndSet(false, true))
+            return file;
+        }
+
+        @Override
+        public void rename(final Path from, final Path to) throws IOException
+        {
+            delegate().rename(from, to);
+            if (to.getFileName().toString().endsWith(".log") &&
+                Thread.currentThread().getName().equals("directlog-segment-preparer") && gated.compareAndSet(false, true))
             {
-                preparerInOpen.countDown();
+                preparerInRename.countDown();
                 try
                 {
                     release.await();
@@ -75,7 +84,6 @@ class PreparerCloseRaceTest
                     Thread.currentThread().interrupt();
                 }
             }
-            return file;
         }
 
         @Override

@@ -78,6 +78,7 @@ final class ManyLogsFootprintScenario implements Scenario
         final long createStart = System.nanoTime();
         final long rssCreated;
         final long budgetCreated;
+        final long descriptorsCreated;
         try (LogStore store = EngineStores.open(dir, ManyLogs.MEMORY_BUDGET))
         {
             try
@@ -86,11 +87,13 @@ final class ManyLogsFootprintScenario implements Scenario
             }
             catch (final IllegalStateException | IOException ex)
             {
-                context.progress("at the failure: " + figures(dir, rssBefore));
+                context.progress("at the failure: " + figures(dir, rssBefore) + ", " + descriptorsUnder(dir) +
+                    " descriptors open on the store's files");
                 throw ex;
             }
             rssCreated = ProcessMemory.residentBytes();
             budgetCreated = store.cacheStats().usedBytes();
+            descriptorsCreated = descriptorsUnder(dir);
         }
         final long createNanos = System.nanoTime() - createStart;
         final long diskClosed = DiskUsage.allocatedBytes(dir);
@@ -104,6 +107,8 @@ final class ManyLogsFootprintScenario implements Scenario
         final long budgetAppended;
         final long firstAppendNanos;
         final long descriptors;
+        final long descriptorsReopened;
+        final String idle;
         final long reopenStart = System.nanoTime();
         try (LogStore store = EngineStores.open(dir, ManyLogs.MEMORY_BUDGET))
         {
@@ -117,6 +122,7 @@ final class ManyLogsFootprintScenario implements Scenario
             }
             reopenNanos = System.nanoTime() - reopenStart;
             budgetReopened = store.cacheStats().usedBytes();
+            descriptorsReopened = descriptorsUnder(dir);
             if (names.size() != count)
             {
                 throw new IllegalStateException("the store reopened with " + names.size() + " logs, not " + count);
@@ -127,6 +133,7 @@ final class ManyLogsFootprintScenario implements Scenario
             descriptors = descriptorsUnder(dir);
             rssReopened = ProcessMemory.residentBytes();
             budgetAppended = store.cacheStats().usedBytes();
+            idle = descriptorsOnceIdle(dir, store.config().pageIdleRelease().toNanos(), descriptorsReopened);
         }
         final long diskEnd = DiskUsage.allocatedBytes(dir);
         final long payload = (long)count * (RECORDS_PER_LOG + 1) * ManyLogs.RECORD_BYTES;
@@ -143,6 +150,9 @@ final class ManyLogsFootprintScenario implements Scenario
         context.progress(String.format(Locale.ROOT, "one more append to each reopened log (the first use of each): " +
             "%.2f s; then %,d descriptors open on the store's files, %.2f a log", firstAppendNanos / 1e9, descriptors,
             descriptors / (double)count));
+        context.progress(String.format(Locale.ROOT, "descriptors on the store's files: %,d with every log created " +
+            "and appended to, %,d with every log reopened, %,d after one more append each, %s",
+            descriptorsCreated, descriptorsReopened, descriptors, idle));
         context.progress(note);
         rows.add(1, new Measurement(count, 0, reopenNanos, openLatency), note);
     }
@@ -190,6 +200,26 @@ final class ManyLogsFootprintScenario implements Scenario
             disk = "unknown (" + BenchRunner.reason(ex) + ")";
         }
         return "RSS " + mib(ProcessMemory.residentBytes()) + " (" + mib(rssBefore) + " before the store), disk " + disk;
+    }
+
+    /**
+     * Waits (at most the idle period and 30 s more) for the logs' descriptors to close as idle (issue 18), down to
+     * {@code floor}: what the store held with every log reopened and none used (its lock file).
+     *
+     * @return what was left, and after how long.
+     */
+    private static String descriptorsOnceIdle(final Path dir, final long idleNanos, final long floor)
+        throws InterruptedException
+    {
+        final long start = System.nanoTime();
+        long n = descriptorsUnder(dir);
+        while (n > floor && System.nanoTime() - start < idleNanos + 30_000_000_000L)
+        {
+            Thread.sleep(100);
+            n = descriptorsUnder(dir);
+        }
+        return String.format(Locale.ROOT, "%,d once idle (%.1f s later, idle period %.1f s)", n,
+            (System.nanoTime() - start) / 1e9, idleNanos / 1e9);
     }
 
     private static String verdict(final boolean met)

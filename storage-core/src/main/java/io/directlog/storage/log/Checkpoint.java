@@ -18,9 +18,25 @@ import org.agrona.concurrent.UnsafeBuffer;
  * Written by the syncer (after each successful background fdatasync), by the writer (truncation) and by close;
  * {@link #write} is synchronized and never moves the watermark back within an epoch, never writes an older
  * epoch's watermark, and writes nothing after a clean close sealed the file.
+ * <p>
+ * The file is opened for each slot write and closed after it (issue 18: a store of 10,000 logs would hold a
+ * descriptor per log for a write a second at most); closing a descriptor whose writes were all O_DSYNC changes
+ * nothing. An open that fails wrote nothing: {@link Unopened} says so, and the syncer tries again at its next tick
+ * rather than fail the log.
  */
 final class Checkpoint implements AutoCloseable
 {
+    /** The checkpoint file could not be opened for a slot write (out of descriptors, say): nothing was written. */
+    static final class Unopened extends IOException
+    {
+        private static final long serialVersionUID = 1L;
+
+        Unopened(final IOException cause)
+        {
+            super(cause.getMessage(), cause);
+        }
+    }
+
     /**
      * What a slot held.
      *
@@ -60,10 +76,10 @@ final class Checkpoint implements AutoCloseable
     private SegmentList segmentList;
     private Watermark lastWritten;
 
+    private final BlockIo io;
     private final Path path;
     private final long logId;
     private final int block;
-    private final BlockFile file;
     private final PageMemory slot;
     private final boolean existed;
     private final State state;
@@ -76,13 +92,13 @@ final class Checkpoint implements AutoCloseable
     private boolean lastFlagged;
     private long writes;
 
-    private Checkpoint(final Path path, final long logId, final int block, final BlockFile file, final PageMemory slot,
+    private Checkpoint(final BlockIo io, final Path path, final long logId, final int block, final PageMemory slot,
         final boolean existed, final State state, final int validSlots)
     {
+        this.io = io;
         this.path = path;
         this.logId = logId;
         this.block = block;
-        this.file = file;
         this.slot = slot;
         this.existed = existed;
         this.state = state;
@@ -113,9 +129,9 @@ final class Checkpoint implements AutoCloseable
                 createFile(io, dir, memory, block);
                 io.syncDirectory(dir);
             }
-            final BlockFile file = io.open(path, FileMode.DIRECT_DSYNC, false);
             State best = null;
             int valid = 0;
+            final BlockFile file = io.open(path, FileMode.DIRECT_DSYNC, false);
             try
             {
                 final int n = file.read(memory.byteBuffer(), 0, 2 * block, 0);
@@ -153,13 +169,12 @@ final class Checkpoint implements AutoCloseable
                     }
                 }
             }
-            catch (final IOException | RuntimeException e)
+            finally
             {
-                file.close();
-                throw e;
+                RecoveryScope.closeQuietly(file); // read only: the next slot write opens it again
             }
             final PageMemory slot = PageMemory.allocate(block, block);
-            return new Checkpoint(path, logId, block, file, slot, existed, best, valid);
+            return new Checkpoint(io, path, logId, block, slot, existed, best, valid);
         }
         finally
         {
@@ -216,13 +231,14 @@ final class Checkpoint implements AutoCloseable
     {
         final Path path = dir.resolve(SegmentFiles.CHECKPOINT_FILE);
         final int block = IoBlock.of(io).length();
-        final BlockFile file = io.open(path, FileMode.DIRECT_DSYNC, false);
-        if (file.size() < 2L * block)
+        try (BlockFile file = io.open(path, FileMode.DIRECT, false)) // its length only: slot writes open their own
         {
-            file.close();
-            return null;
+            if (file.size() < 2L * block)
+            {
+                return null;
+            }
         }
-        return new Checkpoint(path, logId, block, file, PageMemory.allocate(block, block), true, state, 2);
+        return new Checkpoint(io, path, logId, block, PageMemory.allocate(block, block), true, state, 2);
     }
 
     /**
@@ -323,7 +339,23 @@ final class Checkpoint implements AutoCloseable
         CheckpointDescriptor.write(slot.buffer(), g, logId, w.sequence(), w.position(), w.offset(),
             w.lastRecordPosition(), w.lastRecordOffset(), flags, start, first, count,
             newest == null ? -1 : newest.sequence(), newest == null ? -1 : newest.baseOffset(), segments.length - count);
-        file.write(slot.byteBuffer(), 0, block, (g & 1) * block);
+        final BlockFile file;
+        try
+        {
+            file = io.open(path, FileMode.DIRECT_DSYNC, false);
+        }
+        catch (final IOException e)
+        {
+            throw new Unopened(e);
+        }
+        try
+        {
+            file.write(slot.byteBuffer(), 0, block, (g & 1) * block);
+        }
+        finally
+        {
+            RecoveryScope.closeQuietly(file); // the write was O_DSYNC: nothing is pending on the descriptor
+        }
         lastWritten = w;
         generation = g;
         epoch = w.epoch();
@@ -349,14 +381,6 @@ final class Checkpoint implements AutoCloseable
     @Override
     public synchronized void close()
     {
-        try
-        {
-            file.close();
-        }
-        catch (final IOException ignore)
-        {
-            // every slot write was O_DSYNC: nothing is pending
-        }
         if (!slot.isFreed())
         {
             slot.free();

@@ -340,7 +340,12 @@ public final class DefaultLog implements Log, WriterClient
     boolean releaseWritePageNow()
     {
         final CompletableFuture<Boolean> done = new CompletableFuture<>();
-        if (!context.writer().offerCommand(slot, () -> done.complete(appender.releasePage()), context.appendTimeout()))
+        final Runnable release = () ->
+        {
+            final int end = appender.writtenEndIfFlushed();
+            done.complete(end >= 0 && appender.idle().releasePage(end));
+        };
+        if (!context.writer().offerCommand(slot, release, context.appendTimeout()))
         {
             throw context.writer().timeoutException(context.appendTimeout(), name);
         }

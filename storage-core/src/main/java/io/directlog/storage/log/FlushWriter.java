@@ -61,6 +61,14 @@ final class FlushWriter
         }
         final long took = System.nanoTime() - started;
         unsyncedDirect = !dsync;
+        if (dsync)
+        {
+            segment.syncing(); // durable, with every earlier write of the segment (see syncAfter)
+        }
+        else
+        {
+            segment.wroteUnsynced(); // its descriptor stays open while the log idles, until the syncer's fdatasync
+        }
         return took;
     }
 
@@ -77,6 +85,7 @@ final class FlushWriter
         syncRolledIfNeeded();
         final long started = System.nanoTime();
         segment.directFile().write(pageBytes, from, to - from, from);
+        segment.wroteUnsynced(); // the shared fdatasync follows; the syncer's next one says so to the idle close
         unsyncedDirect = false; // the shared flush comes next; if it fails, the log fails
         return System.nanoTime() - started;
     }

@@ -191,22 +191,18 @@ final class KnownLogLoader
         {
             return null;
         }
-        final BlockFile direct = io.open(last.path(), FileMode.DIRECT, false);
-        opened.add(direct);
-        final BlockFile dsync = io.openDsync(direct);
-        opened.add(dsync);
-        if (direct.size() < last.capacity())
+        // no write descriptor yet: the first append opens one, as after LogLoader's clean open
+        if (fileSize(last.path()) < last.capacity())
         {
             return null; // truncated: crash recovery re-extends it
         }
         last.index(loaded.index());
-        last.writeFiles(direct, dsync);
         last.maxTimestamp(loaded.maxTimestamp());
         return new RecoveredLog.Tail(last, null, (int)facts.endPosition(), facts.endOffset(), loaded.maxTimestamp(),
             (int)facts.lastRecordPosition(), facts.lastRecordOffset());
     }
 
-    /** @return the prepared files after the last segment, opened, or null when one is not usable as it is. */
+    /** @return the prepared files after the last segment (not opened), or null when one is not usable as it is. */
     private List<PreparedSegment> spares(final TreeMap<Long, Path> files, final SegmentLadder ladder)
         throws IOException
     {
@@ -218,15 +214,12 @@ final class KnownLogLoader
             {
                 return null; // the loader zeroes them again
             }
-            final BlockFile direct = io.open(e.getValue(), FileMode.DIRECT, false);
-            opened.add(direct);
-            if (!ladder.accepts(direct.size(), align))
+            final long size = fileSize(e.getValue());
+            if (!ladder.accepts(size, align))
             {
                 return null;
             }
-            final BlockFile dsync = io.openDsync(direct);
-            opened.add(dsync);
-            spares.add(new PreparedSegment(e.getKey(), e.getValue(), (int)direct.size(), direct, dsync, true));
+            spares.add(new PreparedSegment(e.getKey(), e.getValue(), (int)size, true)); // opened when taken
         }
         return spares;
     }
@@ -240,6 +233,14 @@ final class KnownLogLoader
             s.isEmpty() ? facts.endOffset() : s.get(0).baseOffset(), s.isEmpty() ? -1 : s.get(0).sequence(),
             s.size(), s.isEmpty() ? -1 : s.get(s.size() - 1).sequence(),
             s.isEmpty() ? -1 : s.get(s.size() - 1).baseOffset(), 0); // a clean close: no segment after the watermark's
+    }
+
+    private long fileSize(final Path path) throws IOException
+    {
+        try (BlockFile f = io.open(path, FileMode.READ, false))
+        {
+            return f.size();
+        }
     }
 
     private void closeOpened()

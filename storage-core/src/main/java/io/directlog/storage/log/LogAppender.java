@@ -69,6 +69,7 @@ final class LogAppender
     // writer-owned
     /** The active segment's write page while the log has something to write; none while idle. */
     private final WritePage page;
+    private final IdleRelease idle;
     private int writePosition;
     private int flushedPosition;
     /** The active segment's capacity (its rung of the SegmentLadder), and the fill that asks for the next rung. */
@@ -109,6 +110,7 @@ final class LogAppender
         this.acks = new Acknowledgements(lifecycle, visibility, parts.ackGate(), callbacks);
         this.page = new WritePage(name, context.cache(), context.pageIdleRelease().toNanos());
         this.rolls = new SegmentRoll(parts, host, page, counters);
+        this.idle = new IdleRelease(context.io(), page, segments, lifecycle);
         this.sharedFlush = new SharedFlushTurn(parts, this);
     }
 
@@ -204,7 +206,7 @@ final class LogAppender
             return rolled != null ? rolled : page.ensureWritable(writableEnd(writePosition + aligned));
         }
         // idle, or opened clean: a new page from the next block, which needs none of the old one's bytes
-        final Throwable none = page.held() ? null : page.take(segments.active(), start, 0);
+        final Throwable none = page.held() ? null : idle.takeBack(start);
         final Throwable noMemory = none != null ? none : page.ensureWritable(writableEnd(start + aligned));
         if (noMemory != null)
         {
@@ -274,7 +276,7 @@ final class LogAppender
         }
         if (writePosition == flushedPosition)
         {
-            return work + (page.idleFor(nextOffset, nowNanos) && releasePage() ? 1 : 0);
+            return work + (page.idleFor(nextOffset, nowNanos) ? idle.release(writableEnd(writePosition)) : 0);
         }
         if (acks.durable() == 0 && !acks.isEmpty())
         {
@@ -295,23 +297,16 @@ final class LogAppender
         return work;
     }
 
-    /**
-     * Lets go of the write page now if nothing is left to write and no reader holds it: the duty cycle calls it
-     * once the log took no append for {@code StoreConfig.pageIdleRelease} (tests call it through
-     * {@link DefaultLog}); the next append takes a new growing page from the next block (see {@link #makeRoomFor}).
-     *
-     * @return true when the page went to the read cache.
-     */
-    boolean releasePage()
+    /** @return the idle release: what a log that takes no append lets go of (tests drive it through DefaultLog). */
+    IdleRelease idle()
     {
-        final CachePage held = page.page();
-        if (held == null || writePosition != flushedPosition || held.pinCount() > 0 || lifecycle.isClosing() ||
-            lifecycle.failure() != null)
-        {
-            return false;
-        }
-        page.letGo(writableEnd(writePosition));
-        return true;
+        return idle;
+    }
+
+    /** @return the end of what the writer wrote into its page, or -1 while something is left to write. */
+    int writtenEndIfFlushed()
+    {
+        return writePosition == flushedPosition ? writableEnd(writePosition) : -1;
     }
 
     long nextDeadlineNanos(final long nowNanos)

@@ -498,28 +498,16 @@ final class LogLoader
         }
         final int position = (int)state.position();
         scope.phase("index");
-        final BlockFile direct = io.open(last.path(), FileMode.DIRECT, false);
-        final BlockFile dsync;
-        try
-        {
-            dsync = io.openDsync(direct);
-        }
-        catch (final IOException e)
-        {
-            RecoveryScope.closeQuietly(direct);
-            throw e;
-        }
-        if (direct.size() < last.capacity())
+        // no write descriptor yet: the first append opens one (issue 18: a log that is only read, or not used, holds
+        // none), so the file's length is read through a descriptor closed at once
+        if (fileSize(last.path()) < last.capacity())
         {
             // truncated: crash recovery re-extends it (case C5)
-            RecoveryScope.closeQuietly(direct);
-            RecoveryScope.closeQuietly(dsync);
             LOG.log(System.Logger.Level.WARNING, "log '" + name + "': closed cleanly but " +
                 last.path().getFileName() + " is shorter than its segment: scanning");
             return false;
         }
         last.index(loaded.index());
-        last.writeFiles(direct, dsync);
         last.maxTimestamp(loaded.maxTimestamp());
         scope.tail = new RecoveredLog.Tail(last, null, position, state.offset(), loaded.maxTimestamp(),
             (int)state.lastRecordPosition(), state.lastRecordOffset());
@@ -538,16 +526,7 @@ final class LogLoader
 
     private PreparedSegment open(final long sequence, final Path path) throws IOException
     {
-        final BlockFile direct = io.open(path, FileMode.DIRECT, false);
-        try
-        {
-            return new PreparedSegment(sequence, path, (int)direct.size(), direct, io.openDsync(direct), true);
-        }
-        catch (final IOException e)
-        {
-            RecoveryScope.closeQuietly(direct);
-            throw e;
-        }
+        return new PreparedSegment(sequence, path, (int)fileSize(path), true); // opened when taken
     }
 
     private long fileSize(final Path path) throws IOException

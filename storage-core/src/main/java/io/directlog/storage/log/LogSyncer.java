@@ -75,13 +75,7 @@ final class LogSyncer
         }
         if (active != null)
         {
-            synchronized (active)
-            {
-                if (active.directFile() != null)
-                {
-                    active.directFile().datasync();
-                }
-            }
+            active.syncWrites();
         }
     }
 
@@ -129,7 +123,25 @@ final class LogSyncer
                 LOG.log(System.Logger.Level.WARNING, "log '" + parts.name() + "': index or retention work failed: " +
                     e.getMessage());
             }
+            closeIdleReadFiles(nowNanos);
         }
+    }
+
+    /**
+     * Closes the read descriptors no read used for {@code StoreConfig.pageIdleRelease} (issue 18: descriptors follow
+     * reading, not the number of segments); the next read that misses the cache opens one again.
+     *
+     * @return how many were closed.
+     */
+    private int closeIdleReadFiles(final long nowNanos)
+    {
+        final long idle = parts.context().pageIdleRelease().toNanos();
+        int closed = 0;
+        for (final Segment s : parts.segments().all())
+        {
+            closed += s.closeReadFileIfIdle(nowNanos, idle) ? 1 : 0;
+        }
+        return closed;
     }
 
     /**
@@ -153,20 +165,13 @@ final class LogSyncer
             }
             if (active != null)
             {
-                synchronized (active)
-                {
-                    final BlockFile f = active.directFile();
-                    if (f != null)
-                    {
-                        f.datasync();
-                    }
-                }
+                active.syncWrites(); // nothing when closed as idle: nothing was written since a sync
             }
             syncs++;
             parts.events().synced(System.nanoTime() - syncStarted);
             if (w != null)
             {
-                parts.checkpoint().write(w, 0); // false when nothing is new: the publication below may still be due
+                writeCheckpoint(w);
             }
             if (w != null && parts.config().get().durability() == Durability.DSYNC &&
                 w.offset() > parts.visibility().visibleEndOffset())
@@ -186,6 +191,24 @@ final class LogSyncer
         {
             ackGate.exitSync();
             context.writer().wakeUp(); // acknowledgements may be waiting for the sync
+        }
+    }
+
+    /**
+     * Writes the durable watermark to the checkpoint (nothing when it is not new: the publication after it may still
+     * be due). A checkpoint that could not be opened wrote nothing: the next tick writes it; the log goes on, as
+     * recovery from an older watermark scans further and finds the same records.
+     */
+    private void writeCheckpoint(final Watermark w) throws IOException
+    {
+        try
+        {
+            parts.checkpoint().write(w, 0);
+        }
+        catch (final Checkpoint.Unopened e)
+        {
+            LOG.log(System.Logger.Level.WARNING, "log '" + parts.name() + "': checkpoint not written, next tick " +
+                "tries again: " + e.getMessage());
         }
     }
 

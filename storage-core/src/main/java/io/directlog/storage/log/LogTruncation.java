@@ -14,8 +14,6 @@ import io.directlog.storage.cache.CachePage;
 import io.directlog.storage.format.CheckpointDescriptor;
 import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.format.SegmentHeaderDescriptor;
-import io.directlog.storage.spi.BlockFile;
-import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -269,6 +267,10 @@ final class LogTruncation
         {
             reopenForWrite(target);
         }
+        else
+        {
+            SegmentWriteFiles.open(context.io(), target); // an idle log's active segment has none open
+        }
         final int zeroEnd = Math.min(size, block.up(Math.max(cut.oldEnd(), blockEnd)));
         // a growing page from the cut's block, charged for what the zeroing writes (at least a first chunk)
         final CachePage newPage = context.cache().acquireGrowing(target, size, from,
@@ -320,11 +322,7 @@ final class LogTruncation
         final LogContext context = parts.context();
         synchronized (target)
         {
-            if (target.directFile() == null)
-            {
-                final BlockFile direct = context.io().open(target.path(), FileMode.DIRECT, false);
-                target.writeFiles(direct, context.io().openDsync(direct));
-            }
+            SegmentWriteFiles.open(context.io(), target);
         }
         final CachePage readOnly = target.page();
         if (readOnly != null)
@@ -383,7 +381,7 @@ final class LogTruncation
                     if (from != loaded)
                     {
                         final int length = Math.min(2 * align, segment.capacity() - from);
-                        segment.readFile().read(scratch.byteBuffer(), 0, length, from);
+                        segment.read(scratch.byteBuffer(), 0, length, from);
                         loaded = from;
                     }
                     header = new DirectBufferView(scratch.buffer(), position - from);

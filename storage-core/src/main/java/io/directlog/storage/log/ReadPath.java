@@ -218,7 +218,7 @@ final class ReadPath
                 boolean handedOver = false;
                 try
                 {
-                    final int read = segment.readFile().read(memory.byteBuffer(), 0, length, chunkStart);
+                    final int read = segment.read(memory.byteBuffer(), 0, length, chunkStart);
                     misses.increment();
                     context.cache().onMiss(read);
                     final int limit = Math.min(read, segment.endPosition() - chunkStart);
@@ -449,7 +449,7 @@ final class ReadPath
         while (position < capacity)
         {
             final int length = Math.min(PAGE_IN_CHUNK, capacity - position);
-            final int read = segment.readFile().read(page.memory().byteBuffer(), position, length, position);
+            final int read = segment.read(page.memory().byteBuffer(), position, length, position);
             position += Math.max(0, read);
             if (read < length)
             {

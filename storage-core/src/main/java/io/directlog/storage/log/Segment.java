@@ -3,6 +3,7 @@ package io.directlog.storage.log;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
 import io.directlog.storage.cache.CacheOwner;
@@ -54,10 +55,13 @@ public final class Segment implements CacheOwner
     private volatile boolean filesClosed;
     private volatile CachePage page;
     private volatile SegmentIndex index;
-    private volatile BlockFile readFile;
+    private final SegmentReadFile readFile;
     private volatile boolean deleted;
+    /** Write descriptors: set and cleared by the writer under this segment's monitor, as the syncer reads them. */
     private BlockFile directFile;
     private BlockFile dsyncFile;
+    /** Writes through {@link #directFile} that no fdatasync covers yet (see {@link #closeWriteFilesIfSynced}). */
+    private volatile boolean unsynced;
 
     /**
      * @param host       the log.
@@ -93,6 +97,7 @@ public final class Segment implements CacheOwner
         this.capacity = capacity;
         this.blockSize = blockSize;
         this.endOffset = baseOffset;
+        this.readFile = new SegmentReadFile(() -> host.openForRead(path));
     }
 
     /** @return true when bytes after the end may be stale records of this log, not zeros. */
@@ -272,7 +277,7 @@ public final class Segment implements CacheOwner
         return loadLock;
     }
 
-    /** @return the O_DIRECT write descriptor (writer thread). */
+    /** @return the O_DIRECT write descriptor (writer thread; the syncer under this segment's monitor), or null. */
     public BlockFile directFile()
     {
         return directFile;
@@ -285,39 +290,115 @@ public final class Segment implements CacheOwner
     }
 
     /**
+     * Sets the write descriptors, under this segment's monitor (the syncer reads them under it). Whatever they
+     * wrote before counts as not synced until the next fdatasync.
+     *
      * @param direct the O_DIRECT descriptor.
      * @param dsync  the O_DIRECT|O_DSYNC descriptor.
      */
-    public void writeFiles(final BlockFile direct, final BlockFile dsync)
+    public synchronized void writeFiles(final BlockFile direct, final BlockFile dsync)
     {
         this.directFile = direct;
         this.dsyncFile = dsync;
+        this.unsynced = true;
+    }
+
+    /** The writer wrote through {@link #directFile()} without making it durable (no O_DSYNC, no fdatasync). */
+    void wroteUnsynced()
+    {
+        unsynced = true;
     }
 
     /**
-     * @return the read descriptor, opened on first use.
-     * @throws IOException when it cannot be opened.
+     * Every write so far is durable: a DSYNC write covering the earlier ones, or an fdatasync about to be made
+     * (called before it: a write that completes after this call sets the flag again; a failed sync fails the log,
+     * whose descriptors are never closed as idle).
      */
-    public BlockFile readFile() throws IOException
+    void syncing()
     {
-        BlockFile f = readFile;
+        unsynced = false;
+    }
+
+    /**
+     * fdatasync through the write descriptor, if open: every write so far made durable. The syncer, and the writer
+     * at truncation and close.
+     *
+     * @throws IOException when the sync fails (the caller fails the log; the writes stay counted as not synced).
+     */
+    synchronized void syncWrites() throws IOException
+    {
+        final BlockFile f = directFile;
         if (f == null)
         {
-            synchronized (loadLock)
-            {
-                f = readFile;
-                if (f == null)
-                {
-                    if (filesClosed || deleted)
-                    {
-                        throw new java.nio.channels.ClosedChannelException();
-                    }
-                    f = host.openForRead(path);
-                    readFile = f;
-                }
-            }
+            return;
         }
-        return f;
+        unsynced = false; // before: a write completing during the sync sets it again
+        try
+        {
+            f.datasync();
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            unsynced = true;
+            throw e;
+        }
+    }
+
+    /**
+     * Closes the write descriptors of an idle log's active segment, if no write through them waits for an
+     * fdatasync: the close changes no data, and the next fdatasync of the file (after a reopen) covers nothing
+     * this descriptor wrote. Writer thread; it opens them again before its next write
+     * ({@link SegmentWriteFiles#open}).
+     *
+     * @return true when they were open and are closed now.
+     */
+    boolean closeWriteFilesIfSynced()
+    {
+        if (directFile == null || unsynced)
+        {
+            return false; // the writer's own field: each idle log is asked every duty cycle, without the monitor
+        }
+        synchronized (this)
+        {
+            if (unsynced) // the syncer's failed fdatasync sets it again
+            {
+                return false;
+            }
+            closeWriteFiles();
+            return true;
+        }
+    }
+
+    /**
+     * Reads through the segment's read descriptor, opened if it is closed (see {@link SegmentReadFile}).
+     *
+     * @see BlockFile#read
+     * @throws IOException when it cannot be opened or read, or the segment's files are closed for good.
+     */
+    public int read(final ByteBuffer target, final int index, final int length, final long position)
+        throws IOException
+    {
+        if (deleted && !readFile.isOpen())
+        {
+            throw new java.nio.channels.ClosedChannelException(); // gone: no descriptor is opened for it again
+        }
+        return readFile.read(target, index, length, position);
+    }
+
+    /**
+     * Closes the read descriptor if no read used it for {@code idleNanos} (the syncer's housekeeping).
+     *
+     * @return true when one was closed.
+     */
+    boolean closeReadFileIfIdle(final long nowNanos, final long idleNanos)
+    {
+        return readFile.closeIfIdle(nowNanos, idleNanos);
+    }
+
+    /** @return true while the read descriptor is open. */
+    boolean readFileOpen()
+    {
+        return readFile.isOpen();
     }
 
     /** Closes every descriptor; later reads fail (the log is closed, or the segment deleted). */
@@ -328,12 +409,10 @@ public final class Segment implements CacheOwner
         closeQuietly(dsyncFile);
         directFile = null;
         dsyncFile = null;
-        final BlockFile f = readFile;
-        readFile = null;
-        closeQuietly(f);
+        readFile.closeForGood();
     }
 
-    /** Closes the write descriptors only (after the segment rolled and was synced). */
+    /** Closes the write descriptors only (after the segment rolled and was synced, or its log went idle). */
     public void closeWriteFiles()
     {
         closeQuietly(directFile);

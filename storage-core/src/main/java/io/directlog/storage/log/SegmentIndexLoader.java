@@ -55,7 +55,7 @@ final class SegmentIndexLoader
                 final PageMemory memory = context.readBuffers().acquire(length);
                 try
                 {
-                    final int read = segment.readFile().read(memory.byteBuffer(), 0, length, chunkStart);
+                    final int read = segment.read(memory.byteBuffer(), 0, length, chunkStart);
                     context.cache().onMiss(read);
                     final RecordScanner.Stop stop = scanner.scan(memory.buffer(), position - chunkStart, read,
                         expected, log.recordLogId(), index, chunkStart, segment.capacity());

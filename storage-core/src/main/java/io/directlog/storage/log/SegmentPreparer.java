@@ -258,18 +258,7 @@ public final class SegmentPreparer implements AutoCloseable
         }
         io.rename(tmp, path);
         io.syncDirectory(dir);
-        final BlockFile direct = io.open(path, FileMode.DIRECT, false);
-        final BlockFile dsync;
-        try
-        {
-            dsync = io.openDsync(direct);
-        }
-        catch (final IOException e)
-        {
-            direct.close();
-            throw e;
-        }
-        return new PreparedSegment(sequence, path, size, direct, dsync, reusedAsIs);
+        return new PreparedSegment(sequence, path, size, reusedAsIs);
     }
 
     /**

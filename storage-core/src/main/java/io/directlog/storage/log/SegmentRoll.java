@@ -55,7 +55,7 @@ final class SegmentRoll
      * @param heldEnd    the end of what the writer wrote into the page it held until now.
      * @param aligned    the aligned length of the record the roll is for: the segment's rung must hold it.
      * @return the segment.
-     * @throws Refused when no prepared file or no page could be had; the file stays first in line.
+     * @throws Refused when no prepared file, no descriptor or no page could be had; the file stays first in line.
      */
     Segment open(final long baseOffset, final int heldEnd, final int aligned) throws Refused
     {
@@ -74,13 +74,22 @@ final class SegmentRoll
         final Segment segment = new Segment(host, next.sequence(), baseOffset, next.path(), next.size(),
             blockLength, next.recycled());
         segment.index(new SegmentIndex(next.size()));
+        try
+        {
+            SegmentWriteFiles.open(parts.context().io(), segment); // a prepared file waits without a descriptor
+        }
+        catch (final java.io.IOException e)
+        {
+            spares.putBack(next); // keep the file for later, first in line: files are taken in sequence order
+            throw new Refused(e);
+        }
         final Throwable noPage = page.take(segment, 0, heldEnd);
         if (noPage != null)
         {
-            spares.putBack(next); // keep the file for later, first in line: files are taken in sequence order
+            segment.closeWriteFiles();
+            spares.putBack(next);
             throw new Refused(noPage);
         }
-        segment.writeFiles(next.direct(), next.dsync());
         SegmentHeaderDescriptor.write(page.buffer(), meta.logId(), baseOffset, next.sequence(), next.size(),
             blockLength, System.currentTimeMillis(), next.recycled() ?
             SegmentHeaderDescriptor.FLAG_RECYCLED | SegmentHeaderDescriptor.FLAG_WRITE_MARKS : 0);

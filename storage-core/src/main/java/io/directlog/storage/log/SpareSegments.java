@@ -11,7 +11,6 @@ import java.util.function.Supplier;
 import io.directlog.storage.LogClosedException;
 import io.directlog.storage.LogConfig;
 import io.directlog.storage.LogFullException;
-import io.directlog.storage.spi.BlockFile;
 
 /**
  * One log's spare segment files: the prepared ones waiting for the writer's next roll (zeroed, synced, open), and
@@ -86,8 +85,6 @@ final class SpareSegments implements SpareSegmentQueue
         PreparedSegment next;
         while ((next = take()) != null && !SegmentLadder.holds(next.size(), aligned))
         {
-            closeQuietly(next.direct());
-            closeQuietly(next.dsync());
             wantedSize = ladder().holding(next.size(), aligned);
             needSoon = true; // take() cleared it for a file that is not used: the writer waits for a bigger one
             recycled.add(new RecycledFile(next.path(), false)); // blank: a crash leaves a spare behind the head
@@ -285,15 +282,10 @@ final class SpareSegments implements SpareSegmentQueue
         recycled.add(new RecycledFile(path, false));
     }
 
-    /** Closes the prepared files left (they stay on disk as spares). Close, after the preparer let go. */
+    /** Forgets the prepared files left (they stay on disk as spares; none holds a descriptor). Close. */
     void closeAll()
     {
-        PreparedSegment p;
-        while ((p = prepared.poll()) != null)
-        {
-            closeQuietly(p.direct());
-            closeQuietly(p.dsync());
-        }
+        prepared.clear();
     }
 
     // ---------------------------------------------------------------- the preparer's side
@@ -381,8 +373,7 @@ final class SpareSegments implements SpareSegmentQueue
     /**
      * A prepared segment is ready. The preparer checked {@link #isClosing()} before preparing, but close() may have
      * run deregister and {@link #closeAll()} since: added first, closing read after, so either close's drain
-     * sees the segment or this sees closing and closes it (whoever removes it from the queue closes it). The file
-     * stays on disk as a spare.
+     * sees the segment or this sees closing and removes it. The file stays on disk as a spare.
      */
     @Override
     public void onPrepared(final PreparedSegment segment)
@@ -394,10 +385,9 @@ final class SpareSegments implements SpareSegmentQueue
         }
         prepared.add(segment);
         prepareFailure = null;
-        if (lifecycle.isClosing() && prepared.remove(segment))
+        if (lifecycle.isClosing())
         {
-            closeQuietly(segment.direct());
-            closeQuietly(segment.dsync());
+            prepared.remove(segment);
         }
     }
 
@@ -405,17 +395,5 @@ final class SpareSegments implements SpareSegmentQueue
     public void onPrepareFailed(final Throwable cause)
     {
         prepareFailure = cause;
-    }
-
-    private static void closeQuietly(final BlockFile f)
-    {
-        try
-        {
-            f.close();
-        }
-        catch (final IOException ignore)
-        {
-            // an unused prepared file: nothing was written through it
-        }
     }
 }

@@ -57,7 +57,8 @@ final class WritePage
      *
      * @param mark     what moves with each append (the writer's next offset).
      * @param nowNanos the duty cycle's time.
-     * @return true when a page is held and {@code mark} has not moved for {@code pageIdleRelease}.
+     * @return true when {@code mark} has not moved for {@code pageIdleRelease} (the page, if held, and then the
+     * active segment's write descriptor may go: see IdleRelease).
      */
     boolean idleFor(final long mark, final long nowNanos)
     {
@@ -67,7 +68,7 @@ final class WritePage
             markMovedNanos = nowNanos;
             return false;
         }
-        return page != null && nowNanos - markMovedNanos >= idleReleaseNanos;
+        return nowNanos - markMovedNanos >= idleReleaseNanos;
     }
 
     /** @return true while the writer holds a page. */
