@@ -59,10 +59,14 @@ class StoreEngineLazyLoadTest
             assertEquals(RECORDS, log.endOffset()); // loads it; reads of its records open its segment later
             final List<String> opens = List.copyOf(io.opens);
             assertFalse(opens.stream().anyMatch(o -> o.contains("log.meta")), () -> "log.meta read: " + opens);
-            assertFalse(opens.stream().anyMatch(o -> o.startsWith("READ log-1/") && o.endsWith(".log")),
-                () -> "a segment header read: " + opens);
-            assertEquals(1, opens.stream().filter(o -> o.endsWith("log-1/checkpoint")).count(),
-                () -> "the checkpoint opened once, to be written: " + opens);
+            // a load opens no write descriptor (the first append does), so the active segment's length is read
+            // through one READ descriptor closed at once; no other segment file is opened, no header read
+            assertTrue(opens.stream().filter(o -> o.startsWith("READ log-1/") && o.endsWith(".log")).count() <= 1,
+                () -> "the active segment opened more than once, for its length: " + opens);
+            assertFalse(opens.stream().anyMatch(o -> o.startsWith("READ ") && o.endsWith("log-1/checkpoint")),
+                () -> "a checkpoint slot read: " + opens);
+            assertEquals(1, opens.stream().filter(o -> o.equals("DIRECT_DSYNC log-1/checkpoint")).count(),
+                () -> "the checkpoint written once: " + opens);
             assertTrue(log.recoveryReport().cleanShutdown());
             StoreEngineManifestTest.assertRecords(log, RECORDS);
             assertEquals(RECORDS, log.append(StoreEngineManifestTest.payload("log-1", RECORDS), Durability.DSYNC)
@@ -118,7 +122,7 @@ class StoreEngineLazyLoadTest
             assertEquals(LOGS, open.size(), "every log loaded");
             for (final String name : names)
             {
-                final long loads = io.opens.stream().filter(o -> o.endsWith(name + "/checkpoint")).count();
+                final long loads = io.opens.stream().filter(o -> isIndexRead(o, name)).count();
                 assertEquals(1, loads, name + " loaded " + loads + " times: " + io.opens);
                 assertEquals(RECORDS, store.log(name).append(StoreEngineManifestTest.payload(name, RECORDS),
                     Durability.DSYNC).join(), name);
@@ -159,7 +163,7 @@ class StoreEngineLazyLoadTest
             io.gateRelease.countDown();
             assertEquals(RECORDS, slow.get(60, TimeUnit.SECONDS));
             assertEquals(RECORDS, second.get(60, TimeUnit.SECONDS));
-            assertEquals(1, io.opens.stream().filter(o -> o.endsWith("log-0/checkpoint")).count(),
+            assertEquals(1, io.opens.stream().filter(o -> isIndexRead(o, "log-0")).count(),
                 () -> "log-0 loaded once: " + io.opens);
         }
         finally
@@ -187,7 +191,7 @@ class StoreEngineLazyLoadTest
             }
             for (final String name : store.logNames())
             {
-                assertEquals(1, io.opens.stream().filter(o -> o.endsWith(name + "/checkpoint")).count(),
+                assertEquals(1, io.opens.stream().filter(o -> isIndexRead(o, name)).count(),
                     () -> name + " loaded once: " + io.opens);
             }
         }
@@ -299,5 +303,11 @@ class StoreEngineLazyLoadTest
         {
             return "recording " + delegate().describe();
         }
+    }
+
+    /** A load reads the active segment's index once (checkpoint files are opened for each write, reads open segments). */
+    private static boolean isIndexRead(final String open, final String log)
+    {
+        return open.startsWith("READ " + log + "/") && open.endsWith(".idx");
     }
 }
