@@ -268,6 +268,35 @@ final class PartitionStateMachine extends BaseStateMachine
     }
 
     /**
+     * Ratis applies an entry without a batch (a configuration entry; a new leader's first of its term). A restarted
+     * replica elected leader at once writes nothing before its broker asks for its log end (ReplicatedTopicPartition
+     * waits for the high watermark to reach it before the first append): a recovered batch Ratis's log lacks would
+     * keep the log end above the high watermark for ever. Check the recovered tail here too.
+     */
+    @Override
+    public void notifyTermIndexUpdated(final long term, final long index)
+    {
+        super.notifyTermIndexUpdated(term, index);
+        synchronized (this)
+        {
+            if (uncheckedRecoveredIndex < 0)
+            {
+                return;
+            }
+            try
+            {
+                dropRecoveredBatchesRaftLacks(index + 1);
+                uncheckedRecoveredIndex = -1;
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                // the next write checks again
+                LOG.warn("{}: checking the recovered log against Ratis's log at entry {} failed", getId(), index, e);
+            }
+        }
+    }
+
+    /**
      * The first write after a restart: batches this replica appended before it crashed and whose headers Ratis never
      * wrote are not in Ratis's log, also when they sit below the index written now. A new leader's first entry of
      * its term (a configuration entry, no batch) takes such a batch's index, so Ratis calls neither truncate nor a

@@ -179,6 +179,32 @@ class PartitionStateMachineTest
         assertEquals(endOfThree, all.get(3).baseOffset(), "entry 5 at the offset the other replicas gave it");
     }
 
+    /**
+     * A restarted replica elected leader writes nothing before its broker waits for the high watermark to reach its
+     * log end: the stale batch must go when Ratis applies the leader's configuration entry, not only at a write.
+     */
+    @Test
+    void aRecoveredBatchRaftsLogLacksIsCutWhenAnEntryWithoutABatchIsApplied() throws IOException
+    {
+        final PartitionStateMachine before = attached();
+        for (int i = 1; i <= 4; i++)
+        {
+            before.write(entry(i, 1, 700 + i), null).join();
+        }
+        final long endOfThree = before.log().endOffset() - TestBatches.recordCount(704);
+        store.close();
+        store = openStore(dir, Durability.DSYNC);
+        final PartitionStateMachine after = attached();
+        after.raftLogTerms((index, term) -> index <= 3 ? term == 1 : index == 4 && term == 2);
+        for (int i = 1; i <= 3; i++)
+        {
+            apply(after, entry(i, 1, 700 + i));
+        }
+        after.notifyTermIndexUpdated(2, 4);
+        assertEquals(endOfThree, after.nextOffset(), "the log end is the high watermark");
+        assertEquals(endOfThree, after.highWatermark().value());
+    }
+
     /** A recovered tail Ratis's log holds is kept: only the batches it lacks are cut. */
     @Test
     void aRecoveredTailRaftsLogHoldsIsKept() throws IOException
