@@ -277,23 +277,57 @@ final class PartitionStateMachine extends BaseStateMachine
     public void notifyTermIndexUpdated(final long term, final long index)
     {
         super.notifyTermIndexUpdated(term, index);
+        final IndexMap.Position last;
         synchronized (this)
         {
             if (uncheckedRecoveredIndex < 0)
             {
                 return;
             }
-            try
+            last = this.index.last();
+        }
+        try
+        {
+            // Ratis's log is asked outside this monitor: Ratis's log thread holds that log's lock when it calls
+            // write(), which takes this monitor; asking it under the monitor here could deadlock the two.
+            final long cutFrom = staleFrom(last);
+            synchronized (this)
             {
-                dropRecoveredBatchesRaftLacks(index + 1);
+                if (uncheckedRecoveredIndex < 0 || !java.util.Objects.equals(this.index.last(), last))
+                {
+                    return; // a write came in between and checked
+                }
+                if (cutFrom >= 0)
+                {
+                    LOG.warn("{}: log holds batches from entry {} that Ratis's log lacks; dropping them at entry {}",
+                        getId(), cutFrom, index);
+                    truncateLocked(cutFrom);
+                }
                 uncheckedRecoveredIndex = -1;
             }
-            catch (final IOException | RuntimeException e)
-            {
-                // the next write checks again
-                LOG.warn("{}: checking the recovered log against Ratis's log at entry {} failed", getId(), index, e);
-            }
         }
+        catch (final IOException | RuntimeException e)
+        {
+            // the next write checks again
+            LOG.warn("{}: checking the recovered log against Ratis's log at entry {} failed", getId(), index, e);
+        }
+    }
+
+    /** @return the first of the batches from last down that Ratis's log lacks, or -1; without a log view -1. */
+    private long staleFrom(final IndexMap.Position last) throws IOException
+    {
+        final RaftLogTerms terms = raftLogTerms;
+        long cutFrom = -1;
+        if (terms == null)
+        {
+            return cutFrom;
+        }
+        for (IndexMap.Position p = last; p != null && !terms.holds(p.raftIndex(), p.leaderEpoch());
+             p = index.floor(p.raftIndex() - 1))
+        {
+            cutFrom = p.raftIndex();
+        }
+        return cutFrom;
     }
 
     /**
@@ -306,17 +340,8 @@ final class PartitionStateMachine extends BaseStateMachine
      */
     private void dropRecoveredBatchesRaftLacks(final long raftIndex) throws IOException
     {
-        final RaftLogTerms terms = raftLogTerms;
-        if (terms == null)
-        {
-            return;
-        }
-        long cutFrom = -1;
-        for (IndexMap.Position p = index.last(); p != null && !terms.holds(p.raftIndex(), p.leaderEpoch());
-             p = index.floor(p.raftIndex() - 1))
-        {
-            cutFrom = p.raftIndex();
-        }
+        // On Ratis's log thread, which holds Ratis's log lock: asking that log under this monitor is safe here.
+        final long cutFrom = staleFrom(index.last());
         if (cutFrom >= 0)
         {
             LOG.warn("{}: log holds batches from entry {} that Ratis's log lacks; dropping them before writing {}",
