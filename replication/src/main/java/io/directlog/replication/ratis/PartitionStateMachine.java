@@ -30,6 +30,7 @@ import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.raftlog.RaftLog;
 import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.StateMachineStorage;
@@ -84,6 +85,16 @@ final class PartitionStateMachine extends BaseStateMachine
     private volatile HighWatermark highWatermark;
     /** The offset the next batch takes. Guarded by this. */
     private long nextOffset;
+    /**
+     * Whether Ratis's log holds an entry: set by {@link #initialize} over the server's log, by tests directly; null
+     * when unknown (then only a recovered batch at or past the index being written is known to be stale).
+     */
+    private volatile RaftLogTerms raftLogTerms;
+    /**
+     * The highest Raft index among the batches the log held when it was attached, until the first write checked
+     * them against Ratis's log; -1 after. Guarded by this.
+     */
+    private long uncheckedRecoveredIndex = -1;
     /** Told after every advance of the high watermark, on the apply thread (the broker's parked Fetches). */
     private final java.util.concurrent.CopyOnWriteArrayList<Runnable> highWatermarkListeners =
         new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -103,6 +114,17 @@ final class PartitionStateMachine extends BaseStateMachine
     {
         super.initialize(server, groupId, storage);
         snapshots.init(storage);
+        // Resolved at the first write: the division does not exist yet while Ratis initializes its state machine.
+        raftLogTerms = (index, term) ->
+        {
+            final RaftLog raftLog = server.getDivision(groupId).getRaftLog();
+            if (index < raftLog.getStartIndex())
+            {
+                return true; // purged after a snapshot: it was in the log, and committed
+            }
+            final TermIndex held = raftLog.getTermIndex(index);
+            return held != null && held.getTerm() == term;
+        };
         final SingleFileSnapshotInfo snapshot = snapshots.loadLatestSnapshot();
         attach(store.log(logName), snapshot == null ? null : snapshot.getTermIndex());
     }
@@ -132,6 +154,8 @@ final class PartitionStateMachine extends BaseStateMachine
         synchronized (this)
         {
             nextOffset = opened.endOffset();
+            final IndexMap.Position recovered = map.last();
+            uncheckedRecoveredIndex = recovered == null ? -1 : recovered.raftIndex();
         }
         log = opened;
         index = map;
@@ -205,7 +229,7 @@ final class PartitionStateMachine extends BaseStateMachine
     }
 
     private synchronized CompletableFuture<Long> append(final long raftIndex, final int epoch,
-        final int recordCount, final byte[] batch)
+        final int recordCount, final byte[] batch) throws IOException
     {
         final IndexMap.Position last = index.last();
         if (last != null && last.raftIndex() >= raftIndex)
@@ -216,6 +240,11 @@ final class PartitionStateMachine extends BaseStateMachine
             LOG.warn("{}: log holds entries up to {} beyond the Raft log; dropping them before writing {}", getId(),
                 last.raftIndex(), raftIndex);
             truncateLocked(raftIndex);
+        }
+        if (uncheckedRecoveredIndex >= 0)
+        {
+            dropRecoveredBatchesRaftLacks(raftIndex);
+            uncheckedRecoveredIndex = -1;
         }
         final long base = nextOffset;
         final byte[] frame = new byte[FrameDescriptor.HEADER_LENGTH + batch.length];
@@ -236,6 +265,106 @@ final class PartitionStateMachine extends BaseStateMachine
         pendingWrites.put(raftIndex, written);
         written.whenComplete((offset, error) -> pendingWrites.remove(raftIndex, written));
         return written;
+    }
+
+    /**
+     * Ratis applies an entry without a batch (a configuration entry; a new leader's first of its term). A restarted
+     * replica elected leader at once writes nothing before its broker asks for its log end (ReplicatedTopicPartition
+     * waits for the high watermark to reach it before the first append): a recovered batch Ratis's log lacks would
+     * keep the log end above the high watermark for ever. Check the recovered tail here too.
+     */
+    @Override
+    public void notifyTermIndexUpdated(final long term, final long index)
+    {
+        super.notifyTermIndexUpdated(term, index);
+        final IndexMap.Position last;
+        synchronized (this)
+        {
+            if (uncheckedRecoveredIndex < 0)
+            {
+                return;
+            }
+            last = this.index.last();
+        }
+        try
+        {
+            // Ratis's log is asked outside this monitor: Ratis's log thread holds that log's lock when it calls
+            // write(), which takes this monitor; asking it under the monitor here could deadlock the two.
+            final long cutFrom = staleFrom(last);
+            synchronized (this)
+            {
+                if (uncheckedRecoveredIndex < 0 || !java.util.Objects.equals(this.index.last(), last))
+                {
+                    return; // a write came in between and checked
+                }
+                if (cutFrom >= 0)
+                {
+                    LOG.warn("{}: log holds batches from entry {} that Ratis's log lacks; dropping them at entry {}",
+                        getId(), cutFrom, index);
+                    truncateLocked(cutFrom);
+                }
+                uncheckedRecoveredIndex = -1;
+            }
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            // the next write checks again
+            LOG.warn("{}: checking the recovered log against Ratis's log at entry {} failed", getId(), index, e);
+        }
+    }
+
+    /** @return the first of the batches from last down that Ratis's log lacks, or -1; without a log view -1. */
+    private long staleFrom(final IndexMap.Position last) throws IOException
+    {
+        final RaftLogTerms terms = raftLogTerms;
+        long cutFrom = -1;
+        if (terms == null)
+        {
+            return cutFrom;
+        }
+        for (IndexMap.Position p = last; p != null && !terms.holds(p.raftIndex(), p.leaderEpoch());
+             p = index.floor(p.raftIndex() - 1))
+        {
+            cutFrom = p.raftIndex();
+        }
+        return cutFrom;
+    }
+
+    /**
+     * The first write after a restart: batches this replica appended before it crashed and whose headers Ratis never
+     * wrote are not in Ratis's log, also when they sit below the index written now. A new leader's first entry of
+     * its term (a configuration entry, no batch) takes such a batch's index, so Ratis calls neither truncate nor a
+     * write at or below it; kept, the stale batch would shift every later offset on this replica alone (issue 22's
+     * process-kill suite: a restarted leader, later leader again, served offsets 9 records past its followers').
+     * Walks back from the log's last batch while Ratis's log does not hold it in the batch's term.
+     */
+    private void dropRecoveredBatchesRaftLacks(final long raftIndex) throws IOException
+    {
+        // On Ratis's log thread, which holds Ratis's log lock: asking that log under this monitor is safe here.
+        final long cutFrom = staleFrom(index.last());
+        if (cutFrom >= 0)
+        {
+            LOG.warn("{}: log holds batches from entry {} that Ratis's log lacks; dropping them before writing {}",
+                getId(), cutFrom, raftIndex);
+            truncateLocked(cutFrom);
+        }
+    }
+
+    /** Package-private for tests that drive the hooks without a server. */
+    void raftLogTerms(final RaftLogTerms terms)
+    {
+        raftLogTerms = terms;
+    }
+
+    /** What the state machine asks of Ratis's log. */
+    @FunctionalInterface
+    interface RaftLogTerms
+    {
+        /**
+         * @return whether Ratis's log holds (or held, before a purge) the entry at index in term.
+         * @throws IOException when the log cannot be reached.
+         */
+        boolean holds(long index, long term) throws IOException;
     }
 
     @Override

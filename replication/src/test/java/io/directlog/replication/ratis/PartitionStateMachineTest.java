@@ -147,6 +147,82 @@ class PartitionStateMachineTest
             .map(b -> TestBatches.id(b.payload())).toList());
     }
 
+    /**
+     * The process-kill suite's divergence: a leader appended entry 4's batch and was killed before Ratis wrote its
+     * header; the next leader's first entry of term 2 took index 4 without a batch (a configuration entry), so the
+     * restarted replica is asked to write 5 with nothing at or past 5 to cut. Entry 4's stale batch must still go,
+     * or entry 5 and every later batch sit at other offsets here than on the other replicas.
+     */
+    @Test
+    void aRecoveredBatchRaftsLogLacksBelowTheNextWriteIsCut() throws IOException
+    {
+        final PartitionStateMachine before = attached();
+        for (int i = 1; i <= 4; i++)
+        {
+            before.write(entry(i, 1, 500 + i), null).join();
+        }
+        final long endOfThree = before.log().endOffset() - TestBatches.recordCount(504);
+        store.close();
+        store = openStore(dir, Durability.DSYNC);
+        final PartitionStateMachine after = attached();
+        // Ratis's log now: 1..3 of term 1, 4 the term-2 leader's configuration entry.
+        after.raftLogTerms((index, term) -> index <= 3 ? term == 1 : index == 4 && term == 2);
+        after.write(entry(5, 2, 505), null).join();
+        assertEquals(endOfThree + TestBatches.recordCount(505), after.log().endOffset());
+        for (int i = 1; i <= 3; i++)
+        {
+            apply(after, entry(i, 1, 500 + i));
+        }
+        apply(after, entry(5, 2, 505));
+        final List<ReplicatedBatch> all = after.readCommitted(0, 1 << 20);
+        assertEquals(List.of(501L, 502L, 503L, 505L), all.stream().map(b -> TestBatches.id(b.payload())).toList());
+        assertEquals(endOfThree, all.get(3).baseOffset(), "entry 5 at the offset the other replicas gave it");
+    }
+
+    /**
+     * A restarted replica elected leader writes nothing before its broker waits for the high watermark to reach its
+     * log end: the stale batch must go when Ratis applies the leader's configuration entry, not only at a write.
+     */
+    @Test
+    void aRecoveredBatchRaftsLogLacksIsCutWhenAnEntryWithoutABatchIsApplied() throws IOException
+    {
+        final PartitionStateMachine before = attached();
+        for (int i = 1; i <= 4; i++)
+        {
+            before.write(entry(i, 1, 700 + i), null).join();
+        }
+        final long endOfThree = before.log().endOffset() - TestBatches.recordCount(704);
+        store.close();
+        store = openStore(dir, Durability.DSYNC);
+        final PartitionStateMachine after = attached();
+        after.raftLogTerms((index, term) -> index <= 3 ? term == 1 : index == 4 && term == 2);
+        for (int i = 1; i <= 3; i++)
+        {
+            apply(after, entry(i, 1, 700 + i));
+        }
+        after.notifyTermIndexUpdated(2, 4);
+        assertEquals(endOfThree, after.nextOffset(), "the log end is the high watermark");
+        assertEquals(endOfThree, after.highWatermark().value());
+    }
+
+    /** A recovered tail Ratis's log holds is kept: only the batches it lacks are cut. */
+    @Test
+    void aRecoveredTailRaftsLogHoldsIsKept() throws IOException
+    {
+        final PartitionStateMachine before = attached();
+        for (int i = 1; i <= 3; i++)
+        {
+            before.write(entry(i, 1, 600 + i), null).join();
+        }
+        final long end = before.log().endOffset();
+        store.close();
+        store = openStore(dir, Durability.DSYNC);
+        final PartitionStateMachine after = attached();
+        after.raftLogTerms((index, term) -> index <= 3 && term == 1);
+        after.write(entry(5, 2, 605), null).join();
+        assertEquals(end + TestBatches.recordCount(605), after.log().endOffset());
+    }
+
     @Test
     void readForAFollowerGivesTheBatchInClearedFormFromTheLog() throws IOException
     {
