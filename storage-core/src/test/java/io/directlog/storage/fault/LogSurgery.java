@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import io.directlog.storage.format.RecordDescriptor;
+
 /**
  * Damages a log's files the way the corruption cases need, and finds records in them with its own small
  * parser (not the engine's scanner, so a scanner bug cannot hide itself). Files are changed with buffered
@@ -172,9 +174,13 @@ final class LogSurgery
         {
             return false;
         }
-        for (int at = end + 4; at < Math.min(boundary, bytes.length); )
+        // a recycled segment's write ends its gap with a write mark (FLAG_WRITE_MARKS: the last 24 bytes before the
+        // block boundary, when the gap holds them); the rest of the gap is gap fill or zeros, sector by sector
+        final int mark = RecordDescriptor.WRITE_MARK_LENGTH;
+        final int gapEnd = boundary - end >= mark ? boundary - mark : boundary;
+        for (int at = end + 4; at < Math.min(gapEnd, bytes.length); )
         {
-            final int sectorEnd = Math.min(boundary, (at & -512) + 512);
+            final int sectorEnd = Math.min(gapEnd, (at & -512) + 512);
             final byte first = bytes[at];
             if (first != 0 && first != GAP_FILL)
             {
