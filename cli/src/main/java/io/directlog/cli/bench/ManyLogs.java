@@ -28,6 +28,11 @@ final class ManyLogs
     static final long MEMORY_BUDGET = 1L << 30;
     /** Payload bytes of every record. */
     static final int RECORD_BYTES = 100;
+    /**
+     * Logs created by one {@link LogStore#logs} call: how a broker creates a topic's partitions, and what anybody
+     * creating thousands of logs would call (one at a time, each new log pays its own directory and file syncs).
+     */
+    static final int CREATE_BATCH = 500;
 
     private ManyLogs()
     {
@@ -58,7 +63,7 @@ final class ManyLogs
      * @param config     their settings.
      * @param records    records to append to each (at least 1: a log that never took an append costs no write page).
      * @param durability how they are acknowledged.
-     * @param guard      asked before each log.
+     * @param guard      asked before each batch of logs is created.
      * @return the logs, in index order.
      * @throws IOException           when the disk guard tripped.
      * @throws IllegalStateException naming the log that could not be opened or could not take an append.
@@ -69,25 +74,43 @@ final class ManyLogs
         final List<Log> logs = new ArrayList<>(count);
         final UnsafeBuffer payload = payload(0);
         final AppendWaiter waiter = new AppendWaiter();
-        for (int i = 0; i < count; i++)
+        for (int first = 0; first < count; first += CREATE_BATCH)
         {
-            final String doing = "opening log " + (i + 1) + " of " + count;
+            final int end = Math.min(count, first + CREATE_BATCH);
+            final String doing = "opening logs " + (first + 1) + " to " + end + " of " + count;
             guard.check(doing);
-            final Log log;
+            final List<String> names = new ArrayList<>(end - first);
+            for (int i = first; i < end; i++)
+            {
+                names.add(name(i));
+            }
+            final List<Log> batch;
             try
             {
-                log = store.log(name(i), config);
-                for (int r = 0; r < records; r++)
-                {
-                    waiter.append(log, payload, 0, RECORD_BYTES, durability);
-                }
+                batch = store.logs(names, config);
             }
             catch (final RuntimeException ex)
             {
-                throw new IllegalStateException("log " + (i + 1) + " of " + count + " (" + name(i) +
-                    ") failed, with " + i + " logs open and appended to: " + BenchRunner.reason(ex), ex);
+                throw new IllegalStateException(doing + " failed, with " + first + " logs open and appended to: " +
+                    BenchRunner.reason(ex), ex);
             }
-            logs.add(log);
+            for (int i = 0; i < batch.size(); i++)
+            {
+                final Log log = batch.get(i);
+                try
+                {
+                    for (int r = 0; r < records; r++)
+                    {
+                        waiter.append(log, payload, 0, RECORD_BYTES, durability);
+                    }
+                }
+                catch (final RuntimeException ex)
+                {
+                    throw new IllegalStateException("log " + (first + i + 1) + " of " + count + " (" + log.name() +
+                        ") failed, with " + (first + i) + " logs open and appended to: " + BenchRunner.reason(ex), ex);
+                }
+                logs.add(log);
+            }
         }
         return logs;
     }
