@@ -43,10 +43,22 @@ final class LogWriters
         return new LogWriters(agents, placement);
     }
 
-    /** @return the writer the next log is pinned to: each in turn. */
+    /**
+     * @return the writer the next log is pinned to: each in turn, skipping one whose thread ended (its logs failed,
+     * see {@link LogWriterAgent#death()}); when every one ended, the next in turn (the log then opens failed).
+     */
     LogWriterAgent next()
     {
-        return agents[Math.floorMod(next.getAndIncrement(), agents.length)];
+        final int first = next.getAndIncrement();
+        for (int i = 0; i < agents.length; i++)
+        {
+            final LogWriterAgent writer = agents[Math.floorMod(first + i, agents.length)];
+            if (writer.death() == null)
+            {
+                return writer;
+            }
+        }
+        return agents[Math.floorMod(first, agents.length)];
     }
 
     /** @return the writer agents. */

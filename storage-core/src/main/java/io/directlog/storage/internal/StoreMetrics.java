@@ -97,6 +97,17 @@ final class StoreMetrics implements AutoCloseable, LogEvents
         return registry == null ? null : new StoreMetrics(registry, store);
     }
 
+    /** @return writer threads of {@code s} that ended without the store's stop. */
+    private static long writerDeaths(final StoreEngine s)
+    {
+        long dead = 0;
+        for (final LogWriterAgent w : s.writers())
+        {
+            dead += w.death() != null ? 1 : 0;
+        }
+        return dead;
+    }
+
     /**
      * Registers the store-wide meters and starts the per-log refresher: once, when the store's parts the meters
      * read exist.
@@ -119,6 +130,7 @@ final class StoreMetrics implements AutoCloseable, LogEvents
             }
             return total;
         });
+        counter("directlog.writer.deaths", store, StoreMetrics::writerDeaths);
         counter("directlog.segments.prepared", store, s -> s.preparer().preparedCount());
         flushLatency = keep(latency("directlog.flush.latency", Tags.empty(), true).register(registry));
         syncLatency = keep(latency("directlog.sync.latency", Tags.empty(), true).register(registry));

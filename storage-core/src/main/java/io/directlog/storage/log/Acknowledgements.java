@@ -146,6 +146,12 @@ final class Acknowledgements
         return 0;
     }
 
+    /** @return true when {@code callback} is pending (a failure's path: see {@link PendingAcks#holds}). */
+    boolean holds(final AppendCallback callback)
+    {
+        return acks.holds(callback);
+    }
+
     /** Fails whatever is still pending (close). */
     void failAll(final Throwable cause)
     {

@@ -100,6 +100,11 @@ public final class DefaultLog implements Log, WriterClient
         this.closer = new LogCloser(parts, appender);
         this.slot = context.writer().register(this); // last: the writer may call this log from now on
         parts.slot().set(slot);
+        final Throwable writerDeath = context.writer().death(); // after register: see LogWriterAgent.register
+        if (writerDeath != null)
+        {
+            lifecycle.failStop("writer", writerDeath); // reads work; appends fail with why
+        }
         this.intake = new AppendIntake(parts, callbacks, slot);
     }
 
@@ -371,6 +376,19 @@ public final class DefaultLog implements Log, WriterClient
     public long nextDeadlineNanos(final long nowNanos)
     {
         return appender.nextDeadlineNanos(nowNanos);
+    }
+
+    @Override
+    public void onFailure(final String what, final Throwable cause, final AppendCallback unfinished)
+    {
+        final boolean held = unfinished != null && appender.acks().holds(unfinished);
+        lifecycle.failStop(what, cause);
+        final Throwable failed = lifecycle.failure();
+        appender.drainOnFailure(failed);
+        if (unfinished != null && !held)
+        {
+            callbacks.complete(unfinished, -1, failed);
+        }
     }
 
     /**

@@ -153,6 +153,22 @@ final class PendingAcks
         dsync = 0;
     }
 
+    /**
+     * @param callback an append's completion.
+     * @return true when it is pending here. A scan: only for a failure's path (an append that threw mid-copy).
+     */
+    boolean holds(final AppendCallback callback)
+    {
+        for (int k = 0; k < size; k++)
+        {
+            if (callbacks[(head + k) & (callbacks.length - 1)] == callback)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void grow()
     {
         final int n = callbacks.length;

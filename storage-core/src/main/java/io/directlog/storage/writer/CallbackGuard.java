@@ -23,16 +23,27 @@ public final class CallbackGuard
 
     private final String owner;
     private final CallbackGuard parent;
+    /** The writer thread whose interrupt a callback must not leave set (the parent's), or null. */
+    private final Thread writer;
     private final AtomicLong errors = new AtomicLong();
+    /** Callbacks that left the writer thread interrupted (cleared), for the log line's count. */
+    private final AtomicLong interrupts = new AtomicLong();
 
     /**
      * @param owner  what the callbacks belong to, for the log message ("log 'orders'").
-     * @param parent a guard that counts this one's errors too, or null.
+     * @param parent a guard that counts this one's errors too (its writer's), or null.
      */
     public CallbackGuard(final String owner, final CallbackGuard parent)
     {
+        this(owner, parent, parent != null ? parent.writer : null);
+    }
+
+    /** A writer's own guard: {@code writer} is its thread. */
+    CallbackGuard(final String owner, final CallbackGuard parent, final Thread writer)
+    {
         this.owner = owner;
         this.parent = parent;
+        this.writer = writer;
     }
 
     /**
@@ -51,6 +62,18 @@ public final class CallbackGuard
         catch (final Throwable t)
         {
             onThrown(t);
+        }
+        if (writer != null && Thread.currentThread() == writer && Thread.interrupted())
+        {
+            // a callback interrupted the writer thread (its own thread, to it): the writer uses no interrupts, and
+            // one left set would close an interruptible channel under the next write and end AgentRunner's loop
+            final long n = interrupts.incrementAndGet();
+            if (BitUtil.isPowerOfTwo(n))
+            {
+                LOG.log(System.Logger.Level.WARNING, "an append callback of " + owner + " interrupted the writer " +
+                    "thread " + writer.getName() + " (" + n + " so far, logged at powers of two); the interrupt is " +
+                    "cleared, the writer goes on");
+            }
         }
     }
 

@@ -11,6 +11,7 @@ import io.directlog.storage.AppendCallback;
 import io.directlog.storage.AppendTimeoutException;
 import io.directlog.storage.Durability;
 import io.directlog.storage.LogClosedException;
+import io.directlog.storage.StorageException;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
@@ -31,6 +32,9 @@ import org.agrona.concurrent.ringbuffer.RingBuffer;
  * <p>
  * The thread may pin itself to given CPUs when it starts (see {@code StoreConfig.writerCpus}): a writer woken on
  * the CPU that took its write's completion interrupt is woken without an inter-processor interrupt.
+ * <p>
+ * Failures: what one log throws on this thread, an Error included, fails that log only ({@link #dutyCycleOf});
+ * a thread that still ends without {@link #stop} fails every log it serves as its last act ({@link WriterThreadBody}).
  * <p>
  * Design note: the agent also owns its runner and thread, and forwards the producer-facing methods to its proxy,
  * because the log package reaches the writer through this type ({@code LogContext.writer()}); callers that only
@@ -67,6 +71,10 @@ public final class LogWriterAgent implements Agent
     private boolean logsTurn;
     /** Writer's counter (or a late offerer's under the drain lock), read racily. */
     private long messages;
+    /** Tests: thrown after the command that set it ({@link #endThreadForTest}); writer-owned, read per command. */
+    private Error endThreadForTest;
+    /** Runs the runner, and fails this writer's logs when the thread ends without the store's stop. */
+    private final WriterThreadBody body;
 
     /**
      * @param name       the thread's name.
@@ -90,10 +98,11 @@ public final class LogWriterAgent implements Agent
         ring = queue.ring;
         idle = new WriterIdleStrategy(queue, this);
         runner = new AgentRunner(idle, this::onDutyCycleError, null, this);
-        thread = new Thread(runner, name);
+        body = new WriterThreadBody(name, runner, queue, this);
+        thread = new Thread(body, name);
         thread.setDaemon(true);
         proxy = new LogWriterProxy(queue, this, thread);
-        callbacks = new CallbackGuard("a log of " + name, null);
+        callbacks = new CallbackGuard("a log of " + name, null, thread);
     }
 
     /** Starts the writer thread. */
@@ -140,6 +149,7 @@ public final class LogWriterAgent implements Agent
      */
     public synchronized int register(final WriterClient client)
     {
+        // the caller checks death() after this: either it sees the death or onDeath sees this client
         // slots are never reused: an append queued for a log that closed meanwhile must not reach a newer log
         final WriterClient[] current = clients;
         final WriterClient[] next = Arrays.copyOf(current, current.length + 1);
@@ -160,13 +170,23 @@ public final class LogWriterAgent implements Agent
         clients = next;
     }
 
+    /** @return the logs registered now (null where one was deregistered). */
+    WriterClient[] clients()
+    {
+        return clients;
+    }
+
     @Override
     public String roleName()
     {
         return name;
     }
 
-    /** A writer that cannot be pinned still works, only slower to wake: say so and go on. */
+    /**
+     * A writer that cannot be pinned still works, only slower to wake: say so and go on. Errors too (a JNA
+     * {@code UnsatisfiedLinkError}, a {@code NoClassDefFoundError}): AgentRunner would end the thread on one before
+     * its first duty cycle.
+     */
     @Override
     public void onStart()
     {
@@ -178,9 +198,9 @@ public final class LogWriterAgent implements Agent
         {
             ThreadAffinity.pinCurrentThread(cpus);
         }
-        catch (final NativeIoException | RuntimeException e)
+        catch (final NativeIoException | RuntimeException | LinkageError e)
         {
-            LOG.log(System.Logger.Level.WARNING, name + " runs unpinned: " + e.getMessage());
+            LOG.log(System.Logger.Level.WARNING, name + " runs unpinned: " + e);
         }
     }
 
@@ -201,7 +221,7 @@ public final class LogWriterAgent implements Agent
             {
                 if (client != null)
                 {
-                    work += client.onDutyCycle(now);
+                    work += dutyCycleOf(client, now);
                 }
             }
         }
@@ -210,7 +230,46 @@ public final class LogWriterAgent implements Agent
             logsTurn = false;
         }
         // after every log's turn: the DSYNC flushes the logs asked for, one device flush for all of them
-        return work + sharedFlush.run();
+        work += sharedFlush.run();
+        // a callback may have interrupted this thread: AgentRunner ends its loop on an interrupt it sees, and an
+        // interruptible channel (the buffered I/O fallback) closes itself on one. The writer uses no interrupts.
+        Thread.interrupted();
+        return work;
+    }
+
+    /**
+     * One log's turn. What it throws, an Error included, fails that log only (fail-stop): its state is unknown
+     * after a throw, the other logs' is not, and they go on (one log's failure must not stop the others).
+     */
+    private int dutyCycleOf(final WriterClient client, final long now)
+    {
+        try
+        {
+            return client.onDutyCycle(now);
+        }
+        catch (final AgentTerminationException e)
+        {
+            throw e;
+        }
+        catch (final Throwable t)
+        {
+            failClient(client, "duty cycle", t, null);
+            return 1;
+        }
+    }
+
+    /** The log logs its failure with the cause (off this thread: see LogLifecycle.logFailure). */
+    private void failClient(final WriterClient client, final String what, final Throwable thrown,
+        final AppendCallback unfinished)
+    {
+        try
+        {
+            client.onFailure(what + " on " + name + " (" + thrown + ")", thrown, unfinished);
+        }
+        catch (final Throwable again)
+        {
+            LOG.log(System.Logger.Level.ERROR, name + ": failing that log threw too: " + again, again);
+        }
     }
 
     /**
@@ -252,10 +311,20 @@ public final class LogWriterAgent implements Agent
     @Override
     public void onClose()
     {
+        finalDrain();
+    }
+
+    /**
+     * Reads what is left in the ring once {@link WriterQueue#stopping} is set (by the stop, or by a thread's end,
+     * see {@link WriterThreadBody}):
+     * the tail is read after the flag, and a claim below it may not have seen the flag, so it is waited for (a
+     * producer between its claim and its commit). Idempotent.
+     */
+    void finalDrain()
+    {
         synchronized (queue.drainLock)
         {
             final long deadline = System.nanoTime() + FINAL_DRAIN_WAIT_NANOS;
-            // the tail is read after 'stopping' was set: a claim below it may not have seen the flag
             while (true)
             {
                 readCommitted();
@@ -269,10 +338,19 @@ public final class LogWriterAgent implements Agent
                         "within " + FINAL_DRAIN_WAIT_NANOS / 1_000_000 + " ms of the stop; it is left unread");
                     break;
                 }
-                Thread.yield(); // a producer between its claim and its commit
+                Thread.yield();
             }
             queue.finalDrainDone = true;
         }
+    }
+
+    /**
+     * @return why this writer's thread ended without the store's stop (a {@link StorageException} naming the
+     * thread and the cause), or null while it runs or after a stop as asked.
+     */
+    public StorageException death()
+    {
+        return body.death();
     }
 
     /**
@@ -335,6 +413,12 @@ public final class LogWriterAgent implements Agent
         if (type == WriterQueue.COMMAND)
         {
             runCommand((Runnable)attachment);
+            final Error end = endThreadForTest;
+            if (end != null)
+            {
+                endThreadForTest = null;
+                throw end; // outside any log's turn: the thread ends, as after an Error in the agent's own code
+            }
             return;
         }
         final WriterClient client = clients[clientSlot];
@@ -348,16 +432,25 @@ public final class LogWriterAgent implements Agent
         }
         final int recordCount = buffer.getInt(index + WriterQueue.RECORD_COUNT_OFFSET);
         final Durability durability = DURABILITIES[buffer.getInt(index + WriterQueue.DURABILITY_OFFSET)];
-        if (type == WriterQueue.APPEND)
+        final AppendCallback callback = type == WriterQueue.APPEND ? (AppendCallback)attachment :
+            ((WriterQueue.LargeAppend)attachment).callback();
+        try
         {
-            client.onAppend(buffer, index + WriterQueue.HEADER_LENGTH, length - WriterQueue.HEADER_LENGTH,
-                recordCount, durability, (AppendCallback)attachment);
+            if (type == WriterQueue.APPEND)
+            {
+                client.onAppend(buffer, index + WriterQueue.HEADER_LENGTH, length - WriterQueue.HEADER_LENGTH,
+                    recordCount, durability, callback);
+            }
+            else
+            {
+                final byte[] payload = ((WriterQueue.LargeAppend)attachment).payload();
+                client.onAppend(new UnsafeBuffer(payload), 0, payload.length, recordCount, durability, callback);
+            }
         }
-        else
+        catch (final Throwable t)
         {
-            final WriterQueue.LargeAppend large = (WriterQueue.LargeAppend)attachment;
-            client.onAppend(new UnsafeBuffer(large.payload()), 0, large.payload().length, recordCount, durability,
-                large.callback());
+            // the ring has consumed the message already: the log fails, this append with it, the writer goes on
+            failClient(client, "append", t, callback);
         }
     }
 
@@ -368,15 +461,17 @@ public final class LogWriterAgent implements Agent
         {
             command.run();
         }
-        catch (final RuntimeException | Error e)
+        catch (final Throwable e)
         {
+            // Throwable: a checked exception thrown sneakily (an InterruptedException) would end AgentRunner's loop
             LOG.log(System.Logger.Level.ERROR, name + ": a command failed: " + e, e);
         }
     }
 
     /**
-     * What a log's duty cycle threw. AgentRunner goes on with the next cycle (an {@link Error} still ends the
-     * thread, as it did before the runner).
+     * What the duty cycle threw outside any log's turn (a log's own throw fails that log, see
+     * {@link #dutyCycleOf}). AgentRunner goes on with the next cycle after an exception; after an {@link Error} it
+     * ends the thread, and {@link WriterThreadBody} fails this writer's logs.
      */
     private void onDutyCycleError(final Throwable t)
     {
@@ -458,6 +553,18 @@ public final class LogWriterAgent implements Agent
     public AppendTimeoutException timeoutException(final Duration timeout, final String log)
     {
         return proxy.timeoutException(timeout, log);
+    }
+
+    /**
+     * Tests only, from a command on this writer: after that command the writer throws {@code error} outside any
+     * log's turn, and its thread ends the way an Error in the agent's own code would end it (the messages behind
+     * the command are left in the queue, as then).
+     *
+     * @param error what the thread ends with.
+     */
+    void endThreadForTest(final Error error)
+    {
+        endThreadForTest = error;
     }
 
     /** @return the ring, for tests. */

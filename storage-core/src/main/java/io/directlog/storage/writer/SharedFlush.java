@@ -57,16 +57,23 @@ final class SharedFlush
     int run()
     {
         final int count = size;
-        for (int first = 0; first < count; first++)
+        try
         {
-            if (domains[first] != null)
+            for (int first = 0; first < count; first++)
             {
-                flushDomain(first, count);
+                if (domains[first] != null)
+                {
+                    flushDomain(first, count);
+                }
             }
         }
-        Arrays.fill(members, 0, count, null);
-        Arrays.fill(written, 0, count, null);
-        size = 0;
+        finally
+        {
+            Arrays.fill(members, 0, count, null);
+            Arrays.fill(domains, 0, count, null);
+            Arrays.fill(written, 0, count, null);
+            size = 0;
+        }
         return count;
     }
 
@@ -85,7 +92,14 @@ final class SharedFlush
         if (inDomain == 1)
         {
             domains[first] = null;
-            members[first].flushAlone();
+            try
+            {
+                members[first].flushAlone();
+            }
+            catch (final Throwable t)
+            {
+                fail(members[first], t);
+            }
             return;
         }
         BlockFile flushThrough = null;
@@ -93,7 +107,15 @@ final class SharedFlush
         {
             if (domain.equals(domains[i]))
             {
-                written[i] = members[i].writeForSharedFlush();
+                try
+                {
+                    written[i] = members[i].writeForSharedFlush();
+                }
+                catch (final Throwable t)
+                {
+                    written[i] = null; // not covered by the flush: that log fails alone
+                    fail(members[i], t);
+                }
                 flushThrough = written[i] != null ? written[i] : flushThrough;
             }
         }
@@ -105,9 +127,34 @@ final class SharedFlush
                 domains[i] = null;
                 if (written[i] != null)
                 {
-                    members[i].onSharedFlush(failure);
+                    try
+                    {
+                        members[i].onSharedFlush(failure);
+                    }
+                    catch (final Throwable t)
+                    {
+                        fail(members[i], t);
+                    }
                 }
             }
+        }
+    }
+
+    /**
+     * One log's part of the flush threw (an Error included): that log fails with it, as after a failed flush, and
+     * the other logs of the flush go on (one log's failure must not stop the others, nor the writer).
+     */
+    private static void fail(final SharedFlushMember member, final Throwable thrown)
+    {
+        LOG.log(System.Logger.Level.ERROR, "a log's part of a shared flush threw " + thrown + "; that log fails",
+            thrown);
+        try
+        {
+            member.onSharedFlush(thrown);
+        }
+        catch (final Throwable again)
+        {
+            LOG.log(System.Logger.Level.ERROR, "failing that log threw too: " + again, again);
         }
     }
 
@@ -125,8 +172,9 @@ final class SharedFlush
             }
             return null;
         }
-        catch (final Exception e)
+        catch (final Exception | Error e)
         {
+            // an Error too (from a BlockIo of the SPI): every log the flush was to cover fails, the writer goes on
             LOG.log(System.Logger.Level.DEBUG, "shared flush through " + file.path() + " failed: " + e);
             return e;
         }

@@ -35,4 +35,16 @@ public interface WriterClient
      * @return when the next background flush is due, or Long.MAX_VALUE.
      */
     long nextDeadlineNanos(long nowNanos);
+
+    /**
+     * Fail-stop: the log's writer-side code threw ({@link #onAppend} or {@link #onDutyCycle}), or its writer thread
+     * is ending. Every pending and later append fails with the log's sticky failure; reads go on. On the writer
+     * thread.
+     *
+     * @param what       what failed, for the failure's message.
+     * @param cause      what was thrown.
+     * @param unfinished the append {@link #onAppend} was handling when it threw, or null: completed with the failure
+     *                   unless the log already holds it among its pending appends (which the failure completes).
+     */
+    void onFailure(String what, Throwable cause, AppendCallback unfinished);
 }

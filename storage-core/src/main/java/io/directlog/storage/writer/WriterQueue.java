@@ -49,7 +49,10 @@ final class WriterQueue
     final UnsafeBuffer buffer;
     /** Written by the claiming thread before its commit (release), read and cleared by the reader. */
     final Object[] attachments;
-    /** Set once by {@link LogWriterAgent#stop}; producers that see it after a claim take the late-offer path. */
+    /**
+     * Set once by {@link LogWriterAgent#stop}, or when the writer thread ended without it ({@link WriterThreadBody});
+     * producers that see it after a claim take the late-offer path.
+     */
     volatile boolean stopping;
     /**
      * True while the writer may be parked (written by {@link WriterIdleStrategy} around each park, read by every

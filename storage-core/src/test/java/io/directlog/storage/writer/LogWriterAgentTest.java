@@ -228,6 +228,8 @@ class LogWriterAgentTest
         client.dutyCycleThrows.set(false);
         awaitCommand(writer, slot);
         assertTrue(writer.thread().isAlive());
+        // a log whose duty cycle threw is failed (fail-stop), with what it threw
+        assertInstanceOf(IllegalStateException.class, client.failures.get(0));
     }
 
     @Test
@@ -461,6 +463,7 @@ class LogWriterAgentTest
         final List<Thread> threads = new CopyOnWriteArrayList<>();
         final AtomicBoolean dutyCycleThrows = new AtomicBoolean();
         final AtomicInteger dutyCycleThrew = new AtomicInteger();
+        final List<Throwable> failures = new CopyOnWriteArrayList<>();
         volatile Runnable onEachAppend = () -> { };
 
         RecordingClient(final LogWriterAgent writer)
@@ -497,6 +500,16 @@ class LogWriterAgentTest
         public long nextDeadlineNanos(final long nowNanos)
         {
             return Long.MAX_VALUE;
+        }
+
+        @Override
+        public void onFailure(final String what, final Throwable cause, final AppendCallback unfinished)
+        {
+            failures.add(cause);
+            if (unfinished != null)
+            {
+                writer.callbacks().complete(unfinished, -1, cause);
+            }
         }
     }
 

@@ -69,12 +69,34 @@ class SharedFlushTest
         assertEquals(List.of(), events);
     }
 
+    @Test
+    void anErrorFromOneLogsWriteFailsThatLogOnlyAndTheFlushGoesOn()
+    {
+        final SharedFlush flush = new SharedFlush();
+        flush.join("dev", new Member("a", true));
+        final Member b = new Member("b", true);
+        b.writeError = new StackOverflowError("b's write");
+        flush.join("dev", b);
+        flush.join("dev", new Member("c", true));
+        assertEquals(3, flush.run());
+        assertEquals(List.of("write a", "write b", "failed b: b's write", "write c", "datasync c", "done a",
+            "done c"), events);
+        events.clear();
+        assertEquals(0, flush.run(), "the next cycle starts empty");
+        final Member alone = new Member("d", true);
+        alone.writeError = new OutOfMemoryError("d alone");
+        flush.join("dev", alone);
+        flush.run();
+        assertEquals(List.of("alone d", "failed d: d alone"), events);
+    }
+
     /** A log as the shared flush sees it; its file records the datasync and may fail it. */
     private final class Member implements SharedFlushMember
     {
         private final String name;
         private final boolean writes;
         private final boolean failsSync;
+        Error writeError;
 
         Member(final String name, final boolean writes)
         {
@@ -92,6 +114,10 @@ class SharedFlushTest
         public BlockFile writeForSharedFlush()
         {
             events.add("write " + name);
+            if (writeError != null)
+            {
+                throw writeError;
+            }
             return writes ? new RecordingFile(name, failsSync) : null;
         }
 
@@ -105,6 +131,10 @@ class SharedFlushTest
         public void flushAlone()
         {
             events.add("alone " + name);
+            if (writeError != null)
+            {
+                throw writeError;
+            }
         }
     }
 
