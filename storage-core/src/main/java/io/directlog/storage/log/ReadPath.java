@@ -15,9 +15,10 @@ import io.directlog.storage.page.PageMemory;
 import org.agrona.DirectBuffer;
 
 /**
- * Reads of one log: from a resident page (pinned, zero-copy, no lock the writer takes) or from disk, either by
- * paging the whole segment in (O_DIRECT, when the budget and the access pattern call for it) or by reading the
- * needed range with O_DIRECT into a pooled buffer. Never mmap.
+ * Reads of one log: from a resident page (pinned, zero-copy, no lock the writer takes; a page read-ahead is still
+ * loading is read below its loaded end) or from disk, either by paging the segment in ({@link SegmentPageIn}:
+ * O_DIRECT, when the budget and the access pattern call for it) or by reading the needed range with O_DIRECT into
+ * a pooled buffer. Never mmap.
  * <p>
  * Thread-safe.
  */
@@ -221,7 +222,8 @@ final class ReadPath
         final DirectBuffer buffer = page.buffer();
         final int from = Math.max(SegmentHeaderDescriptor.LENGTH, segment.index().floorPosition(offset));
         int limit = Math.min(end, page.loadedEnd());
-        int want = (int)Math.min(end, (long)from + maxBytes);
+        // a large maxBytes waits for a few chunks, not for the whole segment: the batch ends at the loaded end
+        int want = (int)Math.min(end, (long)from + Math.min(maxBytes, LOAD_WAIT_AHEAD));
         while (true)
         {
             if (limit < want)
