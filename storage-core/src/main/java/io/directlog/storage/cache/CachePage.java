@@ -1,5 +1,6 @@
 package io.directlog.storage.cache;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.directlog.storage.page.PageMemory;
@@ -28,6 +29,11 @@ public final class CachePage
     private volatile long lastAccessNanos;
     private volatile int validFrom;
     private volatile boolean fromDisk;
+    /** Bytes below this are loaded; {@link Integer#MAX_VALUE} unless a progressive page-in is still reading. */
+    private volatile int loadedEnd = Integer.MAX_VALUE;
+    private volatile boolean loadFailed;
+    /** Readers waiting for a progressive page-in wait here; only readers and the page-in take it, never the writer. */
+    private final Object loadProgress = new Object();
 
     /**
      * @param memory   the page's memory, from the pool.
@@ -120,6 +126,84 @@ public final class CachePage
     public void markFromDisk()
     {
         fromDisk = true;
+    }
+
+    /**
+     * Marks the page as being read in from its start by a progressive page-in, before it is published: readers use
+     * the bytes below {@link #loadedEnd()} while the rest loads (see {@link #awaitLoaded}).
+     */
+    public void startLoading()
+    {
+        loadedEnd = 0;
+    }
+
+    /** @return bytes below this position are loaded; {@link Integer#MAX_VALUE} when all are. */
+    public int loadedEnd()
+    {
+        return loadedEnd;
+    }
+
+    /**
+     * The page-in read every byte below {@code end} ({@link Integer#MAX_VALUE}: all of them); wakes readers waiting.
+     *
+     * @param end the new loaded end, above the last.
+     */
+    public void loadedTo(final int end)
+    {
+        synchronized (loadProgress)
+        {
+            loadedEnd = end;
+            loadProgress.notifyAll();
+        }
+    }
+
+    /** The page-in stopped short (an I/O error, close, retention): readers waiting for more read from disk. */
+    public void loadFailed()
+    {
+        synchronized (loadProgress)
+        {
+            loadFailed = true;
+            loadProgress.notifyAll();
+        }
+    }
+
+    /**
+     * Waits until a progressive page-in has loaded the bytes below {@code end}. Call while pinned.
+     *
+     * @param end          the position needed.
+     * @param timeoutNanos how long to wait at most.
+     * @return the loaded end, at least {@code end}; or -1 when the page-in failed or did not get there in time (or
+     * the thread was interrupted, whose flag stays set): the caller reads from disk instead.
+     */
+    public int awaitLoaded(final int end, final long timeoutNanos)
+    {
+        int loaded = loadedEnd;
+        if (loaded >= end)
+        {
+            return loaded;
+        }
+        final long deadline = System.nanoTime() + timeoutNanos;
+        synchronized (loadProgress)
+        {
+            while ((loaded = loadedEnd) < end && !loadFailed)
+            {
+                final long left = deadline - System.nanoTime();
+                if (left <= 0)
+                {
+                    return -1;
+                }
+                try
+                {
+                    TimeUnit.NANOSECONDS.timedWait(loadProgress, left);
+                }
+                catch (final InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                    return -1;
+                }
+            }
+        }
+        return loaded >= end ? loaded : -1;
     }
 
     /** @return when a reader last used the page. */

@@ -11,6 +11,10 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Pages rolled segments in ahead of sequential readers, on one background thread per store.
  * <p>
+ * A page-in here is progressive ({@link SegmentPageIn#pageInProgressively}): the page is published first and read
+ * in 1 MiB chunks, so a reader that reaches the segment reads its first MiBs while the rest loads and asks for the
+ * next segment at once; the one thread then goes from one segment to the next without the device going idle.
+ * <p>
  * Why: a cold replay that pages a segment in only when the reader reaches it leaves the device idle while the
  * reader checks the CRC32C of the segment it has, and then the reader idle while the next one is read. Reading the
  * next segment meanwhile overlaps the two, so the replay runs at the device's speed rather than at the sum of both.

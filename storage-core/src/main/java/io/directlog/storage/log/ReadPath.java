@@ -15,9 +15,10 @@ import io.directlog.storage.page.PageMemory;
 import org.agrona.DirectBuffer;
 
 /**
- * Reads of one log: from a resident page (pinned, zero-copy, no lock the writer takes) or from disk, either by
- * paging the whole segment in (O_DIRECT, when the budget and the access pattern call for it) or by reading the
- * needed range with O_DIRECT into a pooled buffer. Never mmap.
+ * Reads of one log: from a resident page (pinned, zero-copy, no lock the writer takes; a page read-ahead is still
+ * loading is read below its loaded end) or from disk, either by paging the segment in ({@link SegmentPageIn}:
+ * O_DIRECT, when the budget and the access pattern call for it) or by reading the needed range with O_DIRECT into
+ * a pooled buffer. Never mmap.
  * <p>
  * Thread-safe.
  */
@@ -26,6 +27,7 @@ final class ReadPath
     private final ReadSource log;
     private final LogContext context;
     private final SegmentIndexLoader indexes;
+    private final SegmentPageIn pageIns;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     /** Where the last read ended: a read that starts there is taken as sequential (a hint; races only cost that). */
@@ -36,6 +38,7 @@ final class ReadPath
         this.log = log;
         this.context = context;
         this.indexes = indexes;
+        this.pageIns = new SegmentPageIn(log, context, indexes);
     }
 
     long hits()
@@ -116,13 +119,18 @@ final class ReadPath
                 final SegmentIndex index = segment.index();
                 if (index != null && Math.max(SegmentHeaderDescriptor.LENGTH, index.floorPosition(offset)) >= page.validFrom())
                 {
+                    final RecordBatch batch = fromPage(segment, page, offset, maxBytes);
+                    if (batch == null)
+                    {
+                        break; // a page-in in progress that stopped or lags far behind: from disk
+                    }
                     hits.increment();
                     context.cache().onHit();
                     if (sequential)
                     {
                         readAhead(segment);
                     }
-                    return fromPage(segment, page, offset, maxBytes);
+                    return batch;
                 }
                 page.unpin();
                 if (index != null && page.validFrom() > 0)
@@ -130,7 +138,11 @@ final class ReadPath
                     break; // below the bytes a recovered or truncated page holds: read from disk
                 }
             }
-            if (!pageIn(segment, sequential))
+            if (sequential && pagedInAhead(segment))
+            {
+                break; // the read-ahead thread pages it in; this read goes to disk meanwhile
+            }
+            if (!pageIns.pageIn(segment, sequential))
             {
                 break;
             }
@@ -172,29 +184,78 @@ final class ReadPath
         }
     }
 
-    /** A page-in for {@link ReadAhead}: skipped when the segment is gone or already resident. */
+    /**
+     * A sequential reader that misses a segment read-ahead would page in hands the page-in to the read-ahead thread
+     * (progressive, see {@link SegmentPageIn}) rather than wait for a whole segment: it reads from disk until the
+     * page is published, then from the page as it loads.
+     *
+     * @return true when the page-in was handed over (or is queued already).
+     */
+    private boolean pagedInAhead(final Segment segment)
+    {
+        final ReadAhead ahead = context.readAhead();
+        if (ahead.bytes() < segment.capacity() || segment.sequence() == log.activeSequence() || segment.isDeleted())
+        {
+            return false;
+        }
+        ahead.request(segment, this);
+        return true;
+    }
+
+    /** A page-in for {@link ReadAhead}: progressive; skipped when the segment is gone or already resident. */
     void pageInAhead(final Segment segment)
     {
-        if (!log.isClosed() && !segment.isDeleted() && segment.page() == null)
+        pageIns.pageInProgressively(segment);
+    }
+
+    /**
+     * The records at {@code offset} from a pinned page; the pin goes to the batch. A page a progressive page-in is
+     * still reading is read below its loaded end, after waiting for the chunks the read wants (at most
+     * {@link #LOAD_WAIT_NANOS} a time).
+     *
+     * @return the batch, or null (page unpinned) when the page-in stopped, lags more than {@link #LOAD_WAIT_AHEAD}
+     * behind the read, or did not get there in time: the caller reads from disk.
+     */
+    private RecordBatch fromPage(final Segment segment, final CachePage page, final long offset, final int maxBytes)
+    {
+        final int end = segment.endPosition();
+        final DirectBuffer buffer = page.buffer();
+        final int from = Math.max(SegmentHeaderDescriptor.LENGTH, segment.index().floorPosition(offset));
+        int limit = Math.min(end, page.loadedEnd());
+        // a large maxBytes waits for a few chunks, not for the whole segment: the batch ends at the loaded end
+        int want = (int)Math.min(end, (long)from + Math.min(maxBytes, LOAD_WAIT_AHEAD));
+        while (true)
         {
-            pageIn(segment, true);
+            if (limit < want)
+            {
+                limit = want - page.loadedEnd() > LOAD_WAIT_AHEAD ? -1 :
+                    Math.min(end, page.awaitLoaded(want, LOAD_WAIT_NANOS));
+                if (limit < 0)
+                {
+                    page.unpin();
+                    return null;
+                }
+            }
+            final int position = locate(buffer, from, limit, offset, segment, 0);
+            if (position == NEEDS_MORE && limit < end)
+            {
+                want = (int)Math.min(end, (long)limit + SegmentPageIn.PAGE_IN_CHUNK); // a record past the loaded end
+                continue;
+            }
+            if (position < 0)
+            {
+                page.unpin();
+                throw new StorageReadException("log '" + log.name() + "': offset " + offset + " not found in " +
+                    segment.path().getFileName() + " (index and records disagree)");
+            }
+            return collect(buffer, position, limit, maxBytes, page::unpin, page.fromDisk(), segment, 0);
         }
     }
 
-    private RecordBatch fromPage(final Segment segment, final CachePage page, final long offset, final int maxBytes)
-    {
-        final int limit = segment.endPosition();
-        final DirectBuffer buffer = page.buffer();
-        final int from = Math.max(SegmentHeaderDescriptor.LENGTH, segment.index().floorPosition(offset));
-        final int position = locate(buffer, from, limit, offset, segment, 0);
-        if (position < 0)
-        {
-            page.unpin();
-            throw new StorageReadException("log '" + log.name() + "': offset " + offset + " not found in " +
-                segment.path().getFileName() + " (index and records disagree)");
-        }
-        return collect(buffer, position, limit, maxBytes, page::unpin, page.fromDisk(), segment, 0);
-    }
+    /** How far ahead of a progressive page-in a read may be and still wait for it rather than read from disk. */
+    private static final int LOAD_WAIT_AHEAD = 4 * SegmentPageIn.PAGE_IN_CHUNK;
+    /** How long a read waits for a progressive page-in's next chunks before it reads from disk itself. */
+    private static final long LOAD_WAIT_NANOS = 1_000_000_000L;
 
     private RecordBatch fromDisk(final Segment segment, final long offset, final int maxBytes)
     {
@@ -254,8 +315,6 @@ final class ReadPath
         }
     }
 
-    /** Bytes per O_DIRECT read of a page-in (see {@link #readWhole}). */
-    static final int PAGE_IN_CHUNK = 1 << 20;
     /** How much offsetForTimestamp reads at a time while it looks for the first record at the timestamp. */
     private static final int TIMESTAMP_SCAN_BYTES = 1 << 20;
 
@@ -358,106 +417,6 @@ final class ReadPath
             buffer.getInt(position + RecordDescriptor.COUNT_OFFSET) >= 1 &&
             buffer.getInt(position + RecordDescriptor.CRC_OFFSET) == Checksums.crc32c(buffer,
                 position + RecordDescriptor.CRC_COVERAGE_OFFSET, length - RecordDescriptor.CRC_COVERAGE_OFFSET);
-    }
-
-    /** Reads a whole rolled segment into a cache page when that is worth it; true when a page is now resident. */
-    private boolean pageIn(final Segment segment, final boolean sequential)
-    {
-        if (segment.page() != null)
-        {
-            return true;
-        }
-        if (segment.sequence() == log.activeSequence())
-        {
-            // the active segment's page is the writer's to take (from its next block): a paged-in page would
-            // replace the writer's in the segment and lack what it writes next. Its records are read from disk
-            // while the log holds no write page (idle, or opened clean); a truncation that makes a rolled
-            // segment active again discards its page under the same rule
-            return false;
-        }
-        if (!sequential && !context.cache().pool().hasRoomFor(segment.capacity()))
-        {
-            return false;
-        }
-        synchronized (segment.loadLock())
-        {
-            if (segment.page() != null)
-            {
-                return true;
-            }
-            final CachePage page = context.cache().tryAcquireForPageIn(segment, segment.capacity());
-            if (page == null)
-            {
-                return false;
-            }
-            try
-            {
-                final int read = readWhole(segment, page);
-                context.cache().onPageInBytes(read);
-                // the persisted index when there is one: scanning the page would check the CRC32C of all 64 MiB
-                // under the load lock (5-10 ms of a read-ahead thread that the device waits for), and every
-                // record read from this page is checked at read anyway
-                if (segment.index() == null && !indexes.loadPersistedIndex(segment))
-                {
-                    final SegmentIndex index = new SegmentIndex(segment.capacity());
-                    final RecordScanner scanner = new RecordScanner(segment.blockSize());
-                    scanner.scan(page.buffer(), SegmentHeaderDescriptor.LENGTH, Math.min(read, segment.capacity()),
-                        segment.baseOffset(), log.recordLogId(), index);
-                    segment.publishScannedEnd(scanner.position());
-                    segment.maxTimestamp(scanner.lastTimestamp());
-                    segment.index(index);
-                }
-                segment.page(page);
-                page.unpin(); // the page-in's own pin: now readers pin it, and eviction may take it
-                if (segment.filesClosed() || segment.isDeleted())
-                {
-                    // close or retention ran while the page was read: they set their flag before looking for a
-                    // page to discard, so either they saw this one or this check sees their flag
-                    segment.page(null);
-                    context.cache().discard(page);
-                    return false;
-                }
-                return true;
-            }
-            catch (final IOException | RuntimeException e)
-            {
-                context.cache().discard(page);
-                page.unpin(); // the page-in's pin: its release frees the retired page
-                if (e instanceof RuntimeException re)
-                {
-                    throw re;
-                }
-                throw new StorageReadException("log '" + log.name() + "': page-in of " + segment.path() +
-                    " failed: " + e.getMessage(), e);
-            }
-        }
-    }
-
-    /**
-     * Reads the segment into the page in {@link #PAGE_IN_CHUNK} reads. Why not one read of the whole segment: on the
-     * virtio disk measured, O_DIRECT sequential reads ran at about 1.2-1.4 GiB/s in 1 MiB requests and 0.9 GiB/s
-     * in 64 MiB ones (dd, same files, same minute); the kernel splits a huge request into a burst the device serves
-     * worse than a steady stream.
-     *
-     * @return the bytes read (less than the capacity only at the end of a short file, whose missing rest is then
-     * zeroed: the page was taken without zeroing).
-     */
-    private static int readWhole(final Segment segment, final CachePage page) throws IOException
-    {
-        final int capacity = segment.capacity();
-        int position = 0;
-        while (position < capacity)
-        {
-            final int length = Math.min(PAGE_IN_CHUNK, capacity - position);
-            final int read = segment.read(page.memory().byteBuffer(), position, length, position);
-            position += Math.max(0, read);
-            if (read < length)
-            {
-                page.buffer().setMemory(position, capacity - position, (byte)0);
-                break;
-            }
-        }
-        return position;
     }
 
     long offsetForTimestamp(final long timestamp)

@@ -259,6 +259,16 @@ public final class Segment implements CacheOwner
         this.page = page;
     }
 
+    /**
+     * Takes {@code expected} out of the segment unless another page replaced it meanwhile (a CAS, as an eviction).
+     *
+     * @param expected the page to take out.
+     */
+    void dropPage(final CachePage expected)
+    {
+        PAGE.compareAndSet(this, expected, null);
+    }
+
     /** @return the index, or null until built. */
     public SegmentIndex index()
     {
