@@ -84,7 +84,10 @@ class BrokerMetricsTest
             assertEquals(Errors.UNKNOWN_MEMBER_ID.code(), ((org.apache.kafka.common.requests.HeartbeatResponse)c.call(
                 new HeartbeatRequestData().setGroupId("g").setMemberId("nobody").setGenerationId(1), (short)3))
                 .data().errorCode());
+            // v0-2 carry the error at the top, with no member list (kafka-clients' versioned wrapper refuses that)
+            c.call(new LeaveGroupRequestData().setGroupId("g").setMemberId("nobody"), (short)0);
         }
+        assertEquals(1, errors("LeaveGroup", Errors.UNKNOWN_MEMBER_ID), "a LeaveGroup v0 error is counted");
         assertEquals(apiVersionsBefore + 1, errors("ApiVersions", Errors.NONE));
         assertEquals(4, errors("Produce", Errors.UNKNOWN_TOPIC_OR_PARTITION), "3 partitions of a missing topic, 1 " +
             "missing partition of a topic");

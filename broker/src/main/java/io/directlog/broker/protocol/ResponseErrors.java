@@ -95,7 +95,9 @@ public final class ResponseErrors
             case FIND_COORDINATOR -> new FindCoordinatorResponse((FindCoordinatorResponseData)r);
             case JOIN_GROUP -> new JoinGroupResponse((JoinGroupResponseData)r, version);
             case HEARTBEAT -> new HeartbeatResponse((HeartbeatResponseData)r);
-            case LEAVE_GROUP -> new LeaveGroupResponse((LeaveGroupResponseData)r, version);
+            // the one-argument form: the versioned one insists that a v0-2 body hold one member, which ours (the error
+            // at the top, as those versions carry it) does not
+            case LEAVE_GROUP -> new LeaveGroupResponse((LeaveGroupResponseData)r);
             case SYNC_GROUP -> new SyncGroupResponse((SyncGroupResponseData)r);
             case DESCRIBE_GROUPS -> new DescribeGroupsResponse((DescribeGroupsResponseData)r);
             case LIST_GROUPS -> new ListGroupsResponse((ListGroupsResponseData)r);
