@@ -113,6 +113,7 @@ public final class KafkaBroker implements AutoCloseable
                 new OffsetsLeaders(config.cluster(), offsets));
             final KafkaApis apis = new KafkaApis(config, t, a, groupApis);
             final RequestMetrics requestMetrics = new RequestMetrics(registry);
+            g.registerMeters(registry);
             final TopicRegistry topicsForGauge = t;
             registry.gauge("directlog.broker.topics", topicsForGauge, r -> r.topics().size());
             registry.gauge("directlog.broker.partitions", topicsForGauge,

@@ -82,6 +82,9 @@ public final class GroupCoordinator
     private final long initialDelayMs;
     private final Map<String, Group> groups = new HashMap<>();
     private final GroupOwnership ownership;
+    /** Groups per state (by {@link Group.State#ordinal()}), as of the last sweep: written on the thread, read by gauges. */
+    private final java.util.concurrent.atomic.AtomicIntegerArray stateCounts =
+        new java.util.concurrent.atomic.AtomicIntegerArray(Group.State.values().length);
 
     /**
      * @param log            the groups' log.
@@ -192,12 +195,39 @@ public final class GroupCoordinator
             {
                 expireSessions();
             }
+            countStates();
         }
         catch (final RuntimeException e)
         {
             // a failed sweep must not end the schedule (a periodic task that throws is never run again)
             LOG.log(System.Logger.Level.WARNING, "group sweep of " + offsetLog.log() + " failed", e);
         }
+    }
+
+    /** Publishes how many groups are in each state, for the gauges (read on other threads). */
+    private void countStates()
+    {
+        final int[] counts = new int[Group.State.values().length];
+        if (ownership.check() == Errors.NONE) // groups that are not served here are another node's to count
+        {
+            for (final Group g : groups.values())
+            {
+                counts[g.state.ordinal()]++;
+            }
+        }
+        for (int i = 0; i < counts.length; i++)
+        {
+            stateCounts.set(i, counts[i]);
+        }
+    }
+
+    /**
+     * @param state a group state.
+     * @return how many of this coordinator's groups were in it at the last sweep (at most half a second ago).
+     */
+    int groupsIn(final Group.State state)
+    {
+        return stateCounts.get(state.ordinal());
     }
 
     // ---------------------------------------------------------------- JoinGroup
@@ -403,15 +433,28 @@ public final class GroupCoordinator
         return false;
     }
 
+    /** Answers a replaced static member's parked join or sync: its instance id now belongs to another member id. */
     private void fence(final Member old)
     {
-        if (old.join != null)
+        answerParked(old, Errors.FENCED_INSTANCE_ID);
+    }
+
+    /**
+     * Answers a removed member's parked join or sync with {@code error}: FENCED_INSTANCE_ID for a replaced static
+     * member; UNKNOWN_MEMBER_ID for one that left or whose session expired (Kafka's answer, which makes a member
+     * that is still alive join again; FENCED_INSTANCE_ID would be fatal to a dynamic one).
+     */
+    private static void answerParked(final Member m, final Errors error)
+    {
+        if (m.join != null)
         {
-            old.join.complete(joinError(Errors.FENCED_INSTANCE_ID, old.memberId));
+            m.join.complete(joinError(error, m.memberId));
+            m.join = null;
         }
-        if (old.sync != null)
+        if (m.sync != null)
         {
-            old.sync.complete(new SyncGroupResponseData().setErrorCode(Errors.FENCED_INSTANCE_ID.code()));
+            m.sync.complete(syncError(error));
+            m.sync = null;
         }
     }
 
@@ -713,7 +756,7 @@ public final class GroupCoordinator
                     {
                         g.staticMembers.remove(m.instanceId);
                     }
-                    fence(m);
+                    answerParked(m, Errors.UNKNOWN_MEMBER_ID);
                 }
                 resp.members().add(new LeaveGroupResponseData.MemberResponse().setMemberId(id.memberId())
                     .setGroupInstanceId(id.groupInstanceId())
@@ -774,7 +817,7 @@ public final class GroupCoordinator
                     {
                         g.staticMembers.remove(m.instanceId);
                     }
-                    fence(m);
+                    answerParked(m, Errors.UNKNOWN_MEMBER_ID);
                     removed = true;
                 }
             }

@@ -17,6 +17,8 @@ import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.protocol.Errors;
 
 import io.directlog.storage.LogStore;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * A node's group coordinators, one per group log (Kafka's {@code __consumer_offsets} partitions): a group belongs to
@@ -85,6 +87,25 @@ public final class GroupCoordinators implements AutoCloseable
             throw new IllegalArgumentException("a cluster needs at least one offsets partition");
         }
         return new GroupCoordinators(List.copyOf(logs), initialDelayMs, false);
+    }
+
+    /**
+     * Registers one gauge per classic group state: {@code directlog.broker.groups{state=Empty|PreparingRebalance|
+     * CompletingRebalance|Stable|Dead}}, the groups this node coordinates in that state (Kafka's GroupMetadataManager
+     * NumGroupsEmpty, NumGroupsPreparingRebalance and so on). Counted by each coordinator's sweep, every half second.
+     * Dead is always 0: a deleted group is gone from the map at once (Kafka's Dead is as short-lived).
+     *
+     * @param registry where the gauges go.
+     */
+    public void registerMeters(final MeterRegistry registry)
+    {
+        for (final Group.State state : Group.State.values())
+        {
+            Gauge.builder("directlog.broker.groups", this, c -> c.coordinators.stream()
+                    .mapToInt(each -> each.groupsIn(state)).sum())
+                .description("classic consumer groups coordinated here, per state (as of the last sweep, <= 0.5 s)")
+                .tag("state", state.kafkaName).register(registry);
+        }
     }
 
     /**

@@ -106,8 +106,10 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
                 if (header.apiKey() == ApiKeys.API_VERSIONS)
                 {
                     metrics.onRequest(header.apiKey(), RequestMetrics.Outcome.ERROR, start);
+                    final ApiMessage unsupported = SupportedApis.unsupportedApiVersionsResponse();
+                    metrics.onResponse(header.apiKey(), (short)0, unsupported);
                     queue(ctx, CompletableFuture.completedFuture(plain(
-                        KafkaCodec.encodeResponse(header, (short)0, SupportedApis.unsupportedApiVersionsResponse()))));
+                        KafkaCodec.encodeResponse(header, (short)0, unsupported))));
                     return;
                 }
                 metrics.onRequest(header.apiKey(), RequestMetrics.Outcome.CLOSED, start);
@@ -143,12 +145,16 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
         {
             metrics.onRequest(header.apiKey(), e == null ? RequestMetrics.Outcome.RESPONSE : RequestMetrics.Outcome.ERROR,
                 start);
-            return e == null ? ResponseEncoder.encode(ctx.alloc(), header, header.apiVersion(), r) :
-                plain(encodeError(header, bodyBytes, e));
+            if (e == null)
+            {
+                metrics.onResponse(header.apiKey(), header.apiVersion(), r);
+                return ResponseEncoder.encode(ctx.alloc(), header, header.apiVersion(), r);
+            }
+            return plain(encodeError(header, bodyBytes, e));
         }, ctx.executor()));
     }
 
-    private static ByteBuffer encodeError(final RequestHeader header, final ByteBuffer body, final Throwable error)
+    private ByteBuffer encodeError(final RequestHeader header, final ByteBuffer body, final Throwable error)
     {
         final Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ?
             error.getCause() : error;
@@ -156,7 +162,9 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter
         {
             LOG.log(System.Logger.Level.WARNING, "request " + header + " failed", cause);
         }
-        return KafkaCodec.encodeResponse(header, KafkaCodec.errorResponse(header, body.duplicate(), cause));
+        final ApiMessage response = KafkaCodec.errorResponse(header, body.duplicate(), cause);
+        metrics.onResponse(header.apiKey(), header.apiVersion(), response);
+        return KafkaCodec.encodeResponse(header, response);
     }
 
     private static EncodedResponse plain(final ByteBuffer bytes)

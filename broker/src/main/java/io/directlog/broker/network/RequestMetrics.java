@@ -4,8 +4,13 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+import io.directlog.broker.protocol.ResponseErrors;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,7 +21,13 @@ import io.micrometer.core.instrument.Timer;
  * Outcomes are {@code response}, {@code error} (the whole request failed and got its error response),
  * {@code none} (Produce acks=0) and {@code closed} (the connection was closed instead).
  * <p>
- * Thread-safe; meters are created up front so the event loops only increment.
+ * The error codes of the responses sent are counted apart, per API and Kafka error name (Kafka's
+ * {@code RequestMetrics ErrorsPerSec} with its {@code request} and {@code error} tags): one count per error field,
+ * so a Produce to three partitions counts three, NONE included for those that succeeded. They are not a tag of the
+ * timer: each timer keeps percentile histograms, and an error tag would multiply them by the error codes seen. The
+ * error counters are registered on first use, bounded by the advertised APIs times Kafka's error codes.
+ * <p>
+ * Thread-safe; the timers are created up front so the event loops only increment.
  */
 public final class RequestMetrics
 {
@@ -33,7 +44,13 @@ public final class RequestMetrics
         CLOSED
     }
 
+    private static final System.Logger LOG = System.getLogger(RequestMetrics.class.getName());
+
+    private final MeterRegistry registry;
     private final Map<ApiKeys, Map<Outcome, Timer>> latency = new EnumMap<>(ApiKeys.class);
+    /** Per API id, the error counters by {@link Errors#ordinal()}; filled on first use (a benign race: Micrometer's
+     * registry returns the counter already registered under the same name and tags). */
+    private final Map<ApiKeys, AtomicReferenceArray<Counter>> errors = new EnumMap<>(ApiKeys.class);
     private final Counter bytesIn;
     private final Counter bytesOut;
     private final Counter unparsed;
@@ -42,6 +59,7 @@ public final class RequestMetrics
     /** @param registry where the meters go. */
     public RequestMetrics(final MeterRegistry registry)
     {
+        this.registry = registry;
         for (final ApiKeys key : ApiKeys.values())
         {
             final Map<Outcome, Timer> byOutcome = new EnumMap<>(Outcome.class);
@@ -54,6 +72,7 @@ public final class RequestMetrics
                     .register(registry));
             }
             latency.put(key, byOutcome);
+            errors.put(key, new AtomicReferenceArray<>(Errors.values().length));
         }
         bytesIn = Counter.builder("directlog.broker.bytes.in").baseUnit("bytes")
             .description("request bytes received, length prefixes included").register(registry);
@@ -67,6 +86,41 @@ public final class RequestMetrics
     void onRequest(final ApiKeys key, final Outcome outcome, final long startNanos)
     {
         latency.get(key).get(outcome).record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Counts the error codes of a response about to be sent.
+     *
+     * @param key      the API.
+     * @param version  the response's version.
+     * @param response its body.
+     */
+    void onResponse(final ApiKeys key, final short version, final ApiMessage response)
+    {
+        try
+        {
+            ResponseErrors.count(key, version, response).forEach((error, n) -> errorCounter(key, error).increment(n));
+        }
+        catch (final RuntimeException e)
+        {
+            // a meter must never cost the client its response
+            LOG.log(System.Logger.Level.WARNING, "could not count the errors of a " + key.name + " response", e);
+        }
+    }
+
+    private Counter errorCounter(final ApiKeys key, final Errors error)
+    {
+        final AtomicReferenceArray<Counter> byError = errors.get(key);
+        Counter c = byError.get(error.ordinal());
+        if (c == null)
+        {
+            c = Counter.builder("directlog.broker.request.errors")
+                .description("error codes in the responses sent, per API and Kafka error name (NONE: success); " +
+                    "one per error field: a partition, a topic, a group")
+                .tag("api", key.name).tag("error", error.name()).register(registry);
+            byError.set(error.ordinal(), c);
+        }
+        return c;
     }
 
     void onUnparsed()

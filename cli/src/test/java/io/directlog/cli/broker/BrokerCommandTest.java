@@ -22,7 +22,6 @@ import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -39,10 +38,6 @@ class BrokerCommandTest
     private static final long WAIT_SECONDS = 90;
 
     @Test
-    @Disabled("fails here, not diagnosed before the deadline: after SIGTERM the child exits but its 'stopped; data " +
-        "is in' line is not seen by the test within 90 s, while the same command run by hand (cwd a temp directory, " +
-        "--port 0, kill -TERM) prints 'shutting down' and 'stopped; data is in ...' and exits; the test now shows " +
-        "every line it saw")
     void runsInTheForegroundServesClientsAndStopsCleanlyOnSigterm() throws Exception
     {
         final Path cwd = Files.createTempDirectory("directlog-broker-command");
@@ -88,7 +83,10 @@ class BrokerCommandTest
             final Matcher listening = awaitLine(lines, LISTENING, new ArrayList<>());
             assertNotNull(listening, "no 'listening on' line in " + WAIT_SECONDS + " s");
             step.run(listening.group(1));
-            process.destroy(); // SIGTERM
+            // SIGTERM through the process handle: Process.destroy() also closes this side's pipes at once (JDK's
+            // ProcessImpl.destroy), so the lines the shutdown hook prints after the signal were lost to the reader
+            // ("Stream closed"); this is why the test once failed here while the command stopped cleanly by hand
+            assertTrue(process.toHandle().destroy(), "SIGTERM could not be requested");
             assertTrue(process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS), "still running " + WAIT_SECONDS +
                 " s after SIGTERM");
             final List<String> seen = new ArrayList<>();
