@@ -18,7 +18,8 @@ import io.directlog.storage.page.PageMemory;
 /**
  * The store's background thread that keeps every log's prepared segments ahead of its write head:
  * create under a temporary name, fallocate, fill with zeros by real O_DIRECT writes (FALLOC_FL_ZERO_RANGE alone
- * leaves unwritten extents on ext4, whose conversion on first write is a journaled metadata change), fdatasync,
+ * leaves unwritten extents on ext4, whose conversion on first write is a journaled metadata change), each chunk
+ * fdatasynced before the next is written (so appends' cache flushes never wait for a whole file of zeros),
  * rename to the final name, fsync the directory, open. So the writer's later O_DIRECT writes change no metadata.
  * A file retention gave back was written through already: by default only its header block is zeroed (the
  * segment is flagged recycled), so that a log in steady state does not write every byte twice.
@@ -34,7 +35,14 @@ import io.directlog.storage.page.PageMemory;
 public final class SegmentPreparer implements AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(SegmentPreparer.class.getName());
-    private static final int ZERO_CHUNK = 1 << 20;
+    /**
+     * Zeros written between two fdatasyncs of a file being prepared. On a device with a volatile write cache (and no
+     * FUA) every DSYNC append ends in a cache flush, and a flush writes out everything cached, whoever wrote it: with
+     * one sync at the end of a 64 MiB fill, an append that flushed during it waited for up to 64 MiB of zeros (p99
+     * 4 ms and p99.9 17 ms at 1 producer, against 0.28 ms for the raw device's O_DSYNC overwrites). Syncing each
+     * chunk bounds what any append's flush pays for the preparer to one chunk. One chunk is also one write.
+     */
+    static final int ZERO_SYNC_BYTES = 1 << 20;
     /** How long the loop sleeps without a signal: it tops logs up even if a signal was lost. */
     private static final long IDLE_WAIT_MILLIS = 500;
     /** How long it waits after a failure (out of space, usually) before it tries again. */
@@ -61,7 +69,7 @@ public final class SegmentPreparer implements AutoCloseable
     public SegmentPreparer(final BlockIo io)
     {
         this.io = io;
-        this.zeros = PageMemory.allocate(ZERO_CHUNK, IoBlock.of(io).length());
+        this.zeros = PageMemory.allocate(ZERO_SYNC_BYTES, IoBlock.of(io).length());
         thread = new Thread(this::run, "directlog-segment-preparer");
         thread.setDaemon(true);
         thread.start();
@@ -322,11 +330,11 @@ public final class SegmentPreparer implements AutoCloseable
         try (BlockFile f = io.open(file, FileMode.DIRECT, create))
         {
             f.allocate(size);
-            for (int at = 0; at < size; at += ZERO_CHUNK)
+            for (int at = 0; at < size; at += ZERO_SYNC_BYTES)
             {
-                f.write(zeros.byteBuffer(), 0, Math.min(ZERO_CHUNK, size - at), at);
+                f.write(zeros.byteBuffer(), 0, Math.min(ZERO_SYNC_BYTES, size - at), at);
+                f.datasync(); // per chunk: see ZERO_SYNC_BYTES; the last one also makes the whole file durable
             }
-            f.datasync();
         }
     }
 
