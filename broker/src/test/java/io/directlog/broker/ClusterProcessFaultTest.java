@@ -115,6 +115,8 @@ class ClusterProcessFaultTest
         final Random random = new Random(seed);
         final AckLedger ledger = new AckLedger();
         final Map<String, List<Long>> failover = new java.util.LinkedHashMap<>();
+        final int[] kills = new int[PARTITIONS];
+        final StringBuilder terms = new StringBuilder();
         final long started = System.nanoTime();
         try (ProcessCluster c = new ProcessCluster("leader-kills", 3, Map.of(TOPIC, PARTITIONS)))
         {
@@ -127,8 +129,9 @@ class ClusterProcessFaultTest
                 for (int cycle = 0; cycle < cycles; cycle++)
                 {
                     // the kill lands at a random point of the write stream, with appends in flight
-                    load.awaitAcked(load.acked() + 20 + random.nextInt(200), WAIT);
+                    load.awaitAcked(load.acked() + 10 + random.nextInt(100), WAIT);
                     final int p = random.nextInt(PARTITIONS);
+                    kills[p]++;
                     final int leader = c.awaitLeader(TOPIC, p, WAIT);
                     final long term = c.state(leader).get(TOPIC + "/" + p).epoch();
                     c.kill(leader);
@@ -159,6 +162,12 @@ class ClusterProcessFaultTest
                 live.close();
             }
             checkReplicas(c, ledger, live, "leader kills");
+            for (int p = 0; p < PARTITIONS; p++)
+            {
+                // each kill costs one term at least; more are elections nobody asked for (a loaded machine's stalls)
+                terms.append(p == 0 ? "" : ",").append(c.state(c.awaitLeader(TOPIC, p, WAIT)).get(TOPIC + "/" + p)
+                    .epoch());
+            }
             CASES.incrementAndGet();
             DETECTED.incrementAndGet();
             // every node at once: everything acknowledged is there after the restart
@@ -174,7 +183,9 @@ class ClusterProcessFaultTest
         final StringBuilder line = new StringBuilder("CLUSTER-FAILOVER cycles=" + cycles + " seed=" + seed +
             " acked=" + ledger.size());
         failover.forEach((k, v) -> line.append(' ').append(k).append(' ').append(percentiles(v)));
-        System.out.println(line + " over_5s=" + served.stream().filter(ms -> ms > 5000).count() + " run_s=" +
+        System.out.println(line + " kills=" + java.util.Arrays.toString(kills).replace(" ", "") + " terms=[" +
+            terms + "] election_timeout_ms=" + ProcessCluster.ELECTION_TIMEOUT_MIN.toMillis() + "-" +
+            ProcessCluster.ELECTION_TIMEOUT_MAX.toMillis() + " over_5s=" + served.stream().filter(ms -> ms > 5000).count() + " run_s=" +
             TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started) +
             " (kill -9 of broker JVMs, three JVMs on a shared loaded 2-core machine: relative figures only)");
     }

@@ -20,6 +20,17 @@ final class ProcessCluster implements AutoCloseable
 {
     /** How long a running node may take to answer a question (a loaded machine, a GC pause). */
     static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * Raft election timeouts of the test cluster, half the broker's defaults: loopback round trips are microseconds,
+     * so what a timeout must outlast is a scheduling stall of a loaded machine (Ratis heartbeats every min/2 = 250
+     * ms). The failover's election part is about the timeout drawn plus a vote; -Ddirectlog.cluster.electionMinMs /
+     * electionMaxMs override.
+     */
+    static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(Long.getLong("directlog.cluster.electionMinMs",
+        500));
+    /** See {@link #ELECTION_TIMEOUT_MIN}. */
+    static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(Long.getLong("directlog.cluster.electionMaxMs",
+        1000));
     /** How often a role or a high watermark is polled: there is no event to wait on across processes. */
     private static final long POLL_MILLIS = 25;
 
@@ -69,8 +80,7 @@ final class ProcessCluster implements AutoCloseable
         }
         final StringJoiner t = new StringJoiner(",");
         topicPartitions.forEach((topic, count) -> t.add(topic + ":" + count));
-        cluster = new ClusterConfig(list, topicPartitions, ClusterConfig.ELECTION_TIMEOUT_MIN_DEFAULT,
-            ClusterConfig.ELECTION_TIMEOUT_MAX_DEFAULT);
+        cluster = new ClusterConfig(list, topicPartitions, ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MAX);
         peers = p.toString();
         topics = t.toString();
         nodes = new ClusterNodeProcess[size];
