@@ -29,7 +29,8 @@ import io.directlog.storage.Durability;
  * upTo (base offset, record count, leader epoch and stamped bytes of each). Answers start with {@code @<seq> }.
  * <p>
  * Arguments: data directory, node id, peers ({@code id=host:kafkaPort:raftPort,...}), topics
- * ({@code name:partitions,...}), least and most election timeout in milliseconds.
+ * ({@code name:partitions,...}), least and most election timeout in milliseconds, and optionally the offsets topic's
+ * partition count.
  */
 public final class ClusterNodeMain
 {
@@ -50,7 +51,8 @@ public final class ClusterNodeMain
             .orElse(mainAt);
         final ClusterConfig cluster = new ClusterConfig(ClusterConfig.parseNodes(args[2]),
             ClusterConfig.parseTopics(args[3]), Duration.ofMillis(Long.parseLong(args[4])),
-            Duration.ofMillis(Long.parseLong(args[5])));
+            Duration.ofMillis(Long.parseLong(args[5])),
+            args.length > 6 ? Integer.parseInt(args[6]) : ClusterConfig.OFFSETS_PARTITIONS_DEFAULT);
         final int nodeId = Integer.parseInt(args[1]);
         final ClusterConfig.Node self = cluster.node(nodeId);
         // 64 MiB: the write pages of the partitions' 2 MiB segments and the internal logs, with room to spare

@@ -31,6 +31,11 @@ final class ProcessCluster implements AutoCloseable
     /** See {@link #ELECTION_TIMEOUT_MIN}. */
     static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(Long.getLong("directlog.cluster.electionMaxMs",
         1000));
+    /**
+     * The suite's consumers use no group (replicated group offsets are tested in-JVM), so one offsets partition: each
+     * is a Raft group every start constructs and recovers, and whose heartbeats load the machine meanwhile.
+     */
+    static final int OFFSETS_PARTITIONS = 1;
     /** How often a role or a high watermark is polled: there is no event to wait on across processes. */
     private static final long POLL_MILLIS = 25;
 
@@ -80,7 +85,8 @@ final class ProcessCluster implements AutoCloseable
         }
         final StringJoiner t = new StringJoiner(",");
         topicPartitions.forEach((topic, count) -> t.add(topic + ":" + count));
-        cluster = new ClusterConfig(list, topicPartitions, ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MAX);
+        cluster = new ClusterConfig(list, topicPartitions, ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MAX,
+            OFFSETS_PARTITIONS);
         peers = p.toString();
         topics = t.toString();
         nodes = new ClusterNodeProcess[size];
@@ -190,7 +196,7 @@ final class ProcessCluster implements AutoCloseable
             "child-jvm");
         return ChildJvm.prepared(work).command(List.of(dirs.get(i).toString(), Integer.toString(n.id()), peers,
             topics, Long.toString(cluster.electionTimeoutMin().toMillis()),
-            Long.toString(cluster.electionTimeoutMax().toMillis())));
+            Long.toString(cluster.electionTimeoutMax().toMillis()), Integer.toString(OFFSETS_PARTITIONS)));
     }
 
     ClusterNodeProcess node(final int i)
