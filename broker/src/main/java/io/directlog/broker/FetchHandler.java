@@ -234,10 +234,12 @@ final class FetchHandler
                             Errors.UNKNOWN_TOPIC_OR_PARTITION).code());
                         continue;
                     }
-                    if (!p.isLeader())
+                    // consumers fetch from the leader (no KIP-392 follower fetching yet); from v9 a fetch names the
+                    // epoch it expects, so a client behind a leader change is fenced instead of served
+                    final Errors epochError = LeaderEpochHandler.check(p, version >= 9 ? fp.currentLeaderEpoch() : -1);
+                    if (epochError != Errors.NONE)
                     {
-                        // consumers fetch from the leader (no KIP-392 follower fetching yet)
-                        pd.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code());
+                        pd.setErrorCode(epochError.code());
                         continue;
                     }
                     final long hw = p.highWatermark();

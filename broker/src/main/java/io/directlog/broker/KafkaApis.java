@@ -591,13 +591,10 @@ final class KafkaApis implements RequestHandler
                 final ListOffsetsResponseData.ListOffsetsPartitionResponse pr =
                     new ListOffsetsResponseData.ListOffsetsPartitionResponse().setPartitionIndex(rp.partitionIndex());
                 final Partition p = t == null ? null : t.partition(rp.partitionIndex());
-                if (p == null)
+                final Errors error = LeaderEpochHandler.check(p, version >= 4 ? rp.currentLeaderEpoch() : -1);
+                if (error != Errors.NONE)
                 {
-                    pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-                }
-                else if (!p.isLeader())
-                {
-                    pr.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code());
+                    pr.setErrorCode(error.code());
                 }
                 else
                 {

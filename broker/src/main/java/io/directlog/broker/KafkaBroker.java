@@ -58,6 +58,8 @@ public final class KafkaBroker implements AutoCloseable
     private final MetricsEndpoint metrics;
     /** The cluster's replication, or null for a single node. */
     private final ClusterReplication replication;
+    /** How long each phase of the start took. */
+    private final StartPhases startPhases = new StartPhases();
 
     private KafkaBroker(final BrokerConfig config) throws InterruptedException
     {
@@ -71,6 +73,7 @@ public final class KafkaBroker implements AutoCloseable
             .defaultLogConfig(LogConfig.builder().segmentSize(config.segmentBytes()).durability(config.durability())
                 .build()))
             .build());
+        startPhases.mark("store");
         boolean started = false;
         TopicRegistry t = null;
         GroupCoordinators g = null;
@@ -89,15 +92,20 @@ public final class KafkaBroker implements AutoCloseable
             if (config.cluster() == null)
             {
                 t = new TopicRegistry(store, defaults);
+                startPhases.mark("topics");
                 g = GroupCoordinators.local(store, initialDelay);
+                startPhases.mark("groups");
             }
             else
             {
                 repl = ClusterReplication.start(config, store);
+                startPhases.mark("raft_server");
                 t = new TopicRegistry(store, defaults, repl.opener(), true);
                 repl.createDeclaredTopics(t);
+                startPhases.mark("partitions");
                 offsets = repl.offsetsPartitions().stream().map(ReplicatedGroupLog::new).toList();
                 g = GroupCoordinators.replicated(offsets, initialDelay);
+                startPhases.mark("offsets_partitions");
             }
             a = Executors.newSingleThreadExecutor(r ->
             {
@@ -138,6 +146,7 @@ public final class KafkaBroker implements AutoCloseable
                 })
                 .bind(config.host(), config.port()).sync().channel();
             boundPort[0] = ((InetSocketAddress)ch.localAddress()).getPort();
+            startPhases.mark("listen");
             if (config.metricsPort() >= 0)
             {
                 try
@@ -271,6 +280,12 @@ public final class KafkaBroker implements AutoCloseable
     public BrokerConfig config()
     {
         return config;
+    }
+
+    /** @return how long each phase of this broker's start took ({@code phase_ms=N ... total_ms=N}). */
+    String startPhases()
+    {
+        return startPhases.toString();
     }
 
     /** @return the number of topics. */

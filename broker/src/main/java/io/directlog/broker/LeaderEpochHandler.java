@@ -60,7 +60,17 @@ final class LeaderEpochHandler
         return resp;
     }
 
-    private static Errors check(final Partition partition, final int currentLeaderEpoch)
+    /**
+     * Kafka's check of a request's current leader epoch against this replica ({@code Partition.getLocalLog}), for
+     * OffsetForLeaderEpoch, Fetch (v9+) and ListOffsets (v4+).
+     *
+     * @param partition          the partition, or null when this broker has none of that name.
+     * @param currentLeaderEpoch the epoch the client believes current, -1 for none (older versions): no fencing.
+     * @return NONE, or the error to answer: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER,
+     *         FENCED_LEADER_EPOCH (the client's epoch is older: it refreshes its metadata) or UNKNOWN_LEADER_EPOCH
+     *         (newer: this broker has not caught up with the election yet).
+     */
+    static Errors check(final Partition partition, final int currentLeaderEpoch)
     {
         if (partition == null)
         {

@@ -59,6 +59,12 @@ final class ChildJvm
         {
             c.add("-XX:SharedArchiveFile=" + archive);
         }
+        // e.g. -Ddirectlog.cluster.childJvmOptions=-XX:StartFlightRecording=filename=/tmp/n.jfr to see a start
+        final String extra = System.getProperty("directlog.cluster.childJvmOptions", "").trim();
+        if (!extra.isEmpty())
+        {
+            c.addAll(List.of(extra.split("\\s+")));
+        }
         c.add("-cp");
         c.add(classPath);
         c.add(ClusterNodeMain.class.getName());

@@ -29,7 +29,8 @@ import io.directlog.storage.Durability;
  * upTo (base offset, record count, leader epoch and stamped bytes of each). Answers start with {@code @<seq> }.
  * <p>
  * Arguments: data directory, node id, peers ({@code id=host:kafkaPort:raftPort,...}), topics
- * ({@code name:partitions,...}), least and most election timeout in milliseconds.
+ * ({@code name:partitions,...}), least and most election timeout in milliseconds, and optionally the offsets topic's
+ * partition count.
  */
 public final class ClusterNodeMain
 {
@@ -45,16 +46,22 @@ public final class ClusterNodeMain
      */
     public static void main(final String[] args) throws Exception
     {
+        final long mainAt = System.currentTimeMillis();
+        final long jvmStartedAt = ProcessHandle.current().info().startInstant().map(i -> i.toEpochMilli())
+            .orElse(mainAt);
         final ClusterConfig cluster = new ClusterConfig(ClusterConfig.parseNodes(args[2]),
             ClusterConfig.parseTopics(args[3]), Duration.ofMillis(Long.parseLong(args[4])),
-            Duration.ofMillis(Long.parseLong(args[5])));
+            Duration.ofMillis(Long.parseLong(args[5])),
+            args.length > 6 ? Integer.parseInt(args[6]) : ClusterConfig.OFFSETS_PARTITIONS_DEFAULT);
         final int nodeId = Integer.parseInt(args[1]);
         final ClusterConfig.Node self = cluster.node(nodeId);
         // 64 MiB: the write pages of the partitions' 2 MiB segments and the internal logs, with room to spare
         final KafkaBroker broker = KafkaBroker.start(BrokerConfig.builder(Path.of(args[0])).host(self.host())
             .port(self.kafkaPort()).nodeId(nodeId).cluster(cluster).segmentBytes(2 << 20).memoryBudget(64L << 20)
             .durability(Durability.DSYNC).ioThreads(2).initialRebalanceDelay(Duration.ZERO).build());
-        System.out.println(READY + " " + ProcessHandle.current().pid());
+        // the start's phases ride on the ready line: the suite summarises them per restart
+        System.out.println(READY + " " + ProcessHandle.current().pid() + " jvm_to_main_ms=" + (mainAt - jvmStartedAt) +
+            " main_to_ready_ms=" + (System.currentTimeMillis() - mainAt) + " " + broker.startPhases());
         System.out.flush();
         final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
@@ -87,7 +94,11 @@ public final class ClusterNodeMain
         };
     }
 
-    /** {@code topic/partition:L|F:leaderId:epoch:highWatermark:logEnd} for every partition, space-separated. */
+    /**
+     * {@code topic/partition:L|F:leaderId:epoch:highWatermark:logEnd:leaderChangedAt:leaderReadyAt:takeoverAskedAt:
+     * takeoverDoneAt} for every partition, space-separated; the last four are wall-clock millis (-1: none), the
+     * take-over's only when it is of the current term.
+     */
     private static String state(final KafkaBroker broker)
     {
         final StringBuilder out = new StringBuilder("STATE");
@@ -104,6 +115,11 @@ public final class ClusterNodeMain
                     .append(r.isLeader() ? 'L' : 'F').append(':').append(r.leaderId().orElse("-")).append(':')
                     .append(r.leaderEpoch()).append(':').append(r.highWatermark()).append(':')
                     .append(r.logEndOffset());
+                final ReplicatedTopicPartition.Takeover t2 = rp.takeover();
+                final boolean current = t2.epoch() == r.leaderEpoch();
+                out.append(':').append(r.leaderChangedAtMillis()).append(':').append(r.leaderReadyAtMillis())
+                    .append(':').append(current ? t2.askedAtMillis() : -1).append(':')
+                    .append(current ? t2.doneAtMillis() : -1);
             }
         }
         return out.toString();

@@ -33,10 +33,12 @@ final class ClusterNodeProcess implements AutoCloseable
     private final PrintWriter questions;
     private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
     private final long pid;
+    /** What the node said of its start on its ready line (phase durations), and the launch-to-ready wall time. */
+    private final String startInfo;
     private int seq;
     private boolean paused;
 
-    private ClusterNodeProcess(final int nodeId, final Process process, final Path outFile)
+    private ClusterNodeProcess(final int nodeId, final Process process, final Path outFile, final long launchedAt)
         throws IOException, InterruptedException
     {
         this.nodeId = nodeId;
@@ -54,7 +56,10 @@ final class ClusterNodeProcess implements AutoCloseable
             throw new IOException("node " + nodeId + " did not start within " + START_TIMEOUT + " (got " + ready +
                 "; see " + outFile + ")");
         }
-        pid = Long.parseLong(ready.substring(ClusterNodeMain.READY.length()).trim());
+        final String[] words = ready.substring(ClusterNodeMain.READY.length()).trim().split(" ", 2);
+        pid = Long.parseLong(words[0]);
+        startInfo = "launch_to_ready_ms=" + (System.currentTimeMillis() - launchedAt) +
+            (words.length > 1 ? " " + words[1] : "");
     }
 
     /** @return the started child ({@link ClusterNodeMain} and its arguments in command); see {@link #await}. */
@@ -69,14 +74,16 @@ final class ClusterNodeProcess implements AutoCloseable
      * @param p       the launched child.
      * @param nodeId  the node's id, for messages.
      * @param outFile where its output goes.
+     * @param launchedAt when it was launched ({@link System#currentTimeMillis()}).
      * @return the running node.
      * @throws IOException when it does not start in time (it is killed then).
      */
-    static ClusterNodeProcess await(final Process p, final int nodeId, final Path outFile) throws IOException
+    static ClusterNodeProcess await(final Process p, final int nodeId, final Path outFile, final long launchedAt)
+        throws IOException
     {
         try
         {
-            return new ClusterNodeProcess(nodeId, p, outFile);
+            return new ClusterNodeProcess(nodeId, p, outFile, launchedAt);
         }
         catch (final InterruptedException e)
         {
@@ -110,6 +117,12 @@ final class ClusterNodeProcess implements AutoCloseable
         {
             // the process is gone
         }
+    }
+
+    /** @return {@code launch_to_ready_ms=N jvm_to_main_ms=N main_to_ready_ms=N <broker phases>}. */
+    String startInfo()
+    {
+        return startInfo;
     }
 
     int nodeId()

@@ -19,11 +19,16 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.ListOffsetsResponse;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -80,6 +85,13 @@ class LeaderEpochTest
                 assertEquals(Errors.FENCED_LEADER_EPOCH.code(), ask(client, current, current - 1).errorCode());
                 assertEquals(Errors.UNKNOWN_LEADER_EPOCH.code(), ask(client, current, current + 1).errorCode());
                 assertEquals(Errors.NONE.code(), ask(client, current, -1).errorCode(), "no current epoch: no fencing");
+                // Fetch (v9+) and ListOffsets (v4+) name the epoch they expect too (Kafka's Partition.getLocalLog)
+                assertEquals(Errors.FENCED_LEADER_EPOCH, fetchError(client, current - 1));
+                assertEquals(Errors.UNKNOWN_LEADER_EPOCH, fetchError(client, current + 1));
+                assertEquals(Errors.NONE, fetchError(client, current));
+                assertEquals(Errors.FENCED_LEADER_EPOCH, listOffsetsError(client, current - 1));
+                assertEquals(Errors.UNKNOWN_LEADER_EPOCH, listOffsetsError(client, current + 1));
+                assertEquals(Errors.NONE, listOffsetsError(client, current));
             }
             try (RawClient follower = new RawClient(c.broker((leader + 1) % c.size())))
             {
@@ -139,6 +151,11 @@ class LeaderEpochTest
                 assertEquals(-1, later.leaderEpoch());
                 assertEquals(-1, later.endOffset());
                 assertEquals(Errors.UNKNOWN_LEADER_EPOCH.code(), ask(client, 0, 1).errorCode());
+                assertEquals(Errors.NONE, fetchError(client, 0));
+                assertEquals(Errors.NONE, fetchError(client, -1));
+                assertEquals(Errors.UNKNOWN_LEADER_EPOCH, fetchError(client, 1));
+                assertEquals(Errors.NONE, listOffsetsError(client, 0));
+                assertEquals(Errors.UNKNOWN_LEADER_EPOCH, listOffsetsError(client, 1));
             }
         }
     }
@@ -188,6 +205,31 @@ class LeaderEpochTest
         req.topics().add(t);
         final OffsetsForLeaderEpochResponse resp = (OffsetsForLeaderEpochResponse)client.call(req, VERSION);
         return resp.data().topics().find(TOPIC).partitions().get(0);
+    }
+
+    /** A Fetch v12 (topic names) of partition 0 from offset 0 naming currentLeaderEpoch; its partition's error. */
+    private static Errors fetchError(final RawClient client, final int currentLeaderEpoch) throws Exception
+    {
+        final FetchRequestData req = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(0)
+            .setMaxBytes(1 << 20).setSessionId(0).setSessionEpoch(-1);
+        final FetchRequestData.FetchTopic t = new FetchRequestData.FetchTopic().setTopic(TOPIC);
+        t.partitions().add(new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0)
+            .setCurrentLeaderEpoch(currentLeaderEpoch).setLogStartOffset(-1).setPartitionMaxBytes(1 << 20));
+        req.topics().add(t);
+        final FetchResponse resp = (FetchResponse)client.call(req, (short)12);
+        return Errors.forCode(resp.data().responses().get(0).partitions().get(0).errorCode());
+    }
+
+    /** A ListOffsets v7 (latest offset) of partition 0 naming currentLeaderEpoch; its partition's error. */
+    private static Errors listOffsetsError(final RawClient client, final int currentLeaderEpoch) throws Exception
+    {
+        final ListOffsetsRequestData req = new ListOffsetsRequestData().setReplicaId(-1);
+        final ListOffsetsRequestData.ListOffsetsTopic t = new ListOffsetsRequestData.ListOffsetsTopic().setName(TOPIC);
+        t.partitions().add(new ListOffsetsRequestData.ListOffsetsPartition().setPartitionIndex(0)
+            .setCurrentLeaderEpoch(currentLeaderEpoch).setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP));
+        req.topics().add(t);
+        final ListOffsetsResponse resp = (ListOffsetsResponse)client.call(req, (short)7);
+        return Errors.forCode(resp.data().topics().get(0).partitions().get(0).errorCode());
     }
 
     /** Epoch to the base offset of its first batch, read from the stamped batches below the high watermark. */

@@ -20,6 +20,22 @@ final class ProcessCluster implements AutoCloseable
 {
     /** How long a running node may take to answer a question (a loaded machine, a GC pause). */
     static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * Raft election timeouts of the test cluster, half the broker's defaults: loopback round trips are microseconds,
+     * so what a timeout must outlast is a scheduling stall of a loaded machine (Ratis heartbeats every min/2 = 250
+     * ms). The failover's election part is about the timeout drawn plus a vote; -Ddirectlog.cluster.electionMinMs /
+     * electionMaxMs override.
+     */
+    static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(Long.getLong("directlog.cluster.electionMinMs",
+        500));
+    /** See {@link #ELECTION_TIMEOUT_MIN}. */
+    static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(Long.getLong("directlog.cluster.electionMaxMs",
+        1000));
+    /**
+     * The suite's consumers use no group (replicated group offsets are tested in-JVM), so one offsets partition: each
+     * is a Raft group every start constructs and recovers, and whose heartbeats load the machine meanwhile.
+     */
+    static final int OFFSETS_PARTITIONS = 1;
     /** How often a role or a high watermark is polled: there is no event to wait on across processes. */
     private static final long POLL_MILLIS = 25;
 
@@ -31,8 +47,13 @@ final class ProcessCluster implements AutoCloseable
      * @param epoch       its Raft term.
      * @param hw          its high watermark.
      * @param end         its log end (committed or not).
+     * @param changedAt   when it last saw a leader change (wall-clock millis, -1: none).
+     * @param readyAt     when it became the ready Raft leader of its term (-1: it does not lead).
+     * @param askedAt     when the first append of its term as leader reached its broker (-1: none yet).
+     * @param takenOverAt when its broker had rebuilt the producer table and accepted appends (-1: not yet).
      */
-    record Replica(boolean leader, String leaderId, long epoch, long hw, long end)
+    record Replica(boolean leader, String leaderId, long epoch, long hw, long end, long changedAt, long readyAt,
+                   long askedAt, long takenOverAt)
     {
     }
 
@@ -44,6 +65,9 @@ final class ProcessCluster implements AutoCloseable
     private final ClusterNodeProcess[] nodes;
     /** Processes started and not yet listening ({@link #launch}). */
     private final Process[] launching;
+    private final long[] launchedAt;
+    /** Every start's phase durations (launch to ready, and the node's own), key to values in start order. */
+    private final Map<String, List<Long>> startPhases = new java.util.LinkedHashMap<>();
 
     ProcessCluster(final String name, final int size, final Map<String, Integer> topicPartitions) throws IOException
     {
@@ -61,12 +85,13 @@ final class ProcessCluster implements AutoCloseable
         }
         final StringJoiner t = new StringJoiner(",");
         topicPartitions.forEach((topic, count) -> t.add(topic + ":" + count));
-        cluster = new ClusterConfig(list, topicPartitions, ClusterConfig.ELECTION_TIMEOUT_MIN_DEFAULT,
-            ClusterConfig.ELECTION_TIMEOUT_MAX_DEFAULT);
+        cluster = new ClusterConfig(list, topicPartitions, ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MAX,
+            OFFSETS_PARTITIONS);
         peers = p.toString();
         topics = t.toString();
         nodes = new ClusterNodeProcess[size];
         launching = new Process[size];
+        launchedAt = new long[size];
     }
 
     int size()
@@ -121,6 +146,7 @@ final class ProcessCluster implements AutoCloseable
         {
             throw new IllegalStateException("node " + address(i).id() + " is running or starting");
         }
+        launchedAt[i] = System.currentTimeMillis();
         launching[i] = ClusterNodeProcess.launch(command(i));
     }
 
@@ -129,7 +155,33 @@ final class ProcessCluster implements AutoCloseable
     {
         final Process p = launching[i];
         launching[i] = null;
-        nodes[i] = ClusterNodeProcess.await(p, address(i).id(), outFile(i));
+        nodes[i] = ClusterNodeProcess.await(p, address(i).id(), outFile(i), launchedAt[i]);
+        final String info = nodes[i].startInfo();
+        System.out.println("CLUSTER-START node=" + address(i).id() + " " + info);
+        for (final String kv : info.split(" "))
+        {
+            final int eq = kv.indexOf('=');
+            if (eq > 0)
+            {
+                startPhases.computeIfAbsent(kv.substring(0, eq), k -> new ArrayList<>())
+                    .add(Long.parseLong(kv.substring(eq + 1)));
+            }
+        }
+    }
+
+    /** @return {@code starts=N} and, per phase, {@code name p50=.. max=..} over every start so far. */
+    String startSummary()
+    {
+        final StringJoiner j = new StringJoiner(" ");
+        j.add("starts=" + startPhases.getOrDefault("launch_to_ready_ms", List.of()).size());
+        startPhases.forEach((k, values) ->
+        {
+            final List<Long> sorted = new ArrayList<>(values);
+            java.util.Collections.sort(sorted);
+            j.add(k.replace("_ms", "") + "_ms p50=" + sorted.get(sorted.size() / 2) + " max=" +
+                sorted.get(sorted.size() - 1));
+        });
+        return j.toString();
     }
 
     private Path outFile(final int i)
@@ -144,7 +196,7 @@ final class ProcessCluster implements AutoCloseable
             "child-jvm");
         return ChildJvm.prepared(work).command(List.of(dirs.get(i).toString(), Integer.toString(n.id()), peers,
             topics, Long.toString(cluster.electionTimeoutMin().toMillis()),
-            Long.toString(cluster.electionTimeoutMax().toMillis())));
+            Long.toString(cluster.electionTimeoutMax().toMillis()), Integer.toString(OFFSETS_PARTITIONS)));
     }
 
     ClusterNodeProcess node(final int i)
@@ -199,7 +251,8 @@ final class ProcessCluster implements AutoCloseable
             }
             final String[] f = entry.split(":");
             out.put(f[0], new Replica(f[1].equals("L"), f[2], Long.parseLong(f[3]), Long.parseLong(f[4]),
-                Long.parseLong(f[5])));
+                Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), Long.parseLong(f[8]),
+                Long.parseLong(f[9])));
         }
         return out;
     }

@@ -88,6 +88,29 @@ public interface ReplicatedPartition extends AutoCloseable
     long leaderEpoch();
 
     /**
+     * For failover timelines (tests, operators): when this replica last learned of a new leader, itself included
+     * (wall clock, so that processes on one machine compare).
+     *
+     * @return {@link System#currentTimeMillis()} at the last leader change seen here, or -1 when none was seen since
+     *         this replica started.
+     */
+    default long leaderChangedAtMillis()
+    {
+        return -1;
+    }
+
+    /**
+     * For failover timelines: when this replica became ready to append as leader of its current term.
+     *
+     * @return {@link System#currentTimeMillis()} at that moment, or -1 when it does not lead (or the engine does not
+     *         say).
+     */
+    default long leaderReadyAtMillis()
+    {
+        return -1;
+    }
+
+    /**
      * Releases this handle: later appends through it fail. The replica itself keeps following its group until the
      * engine hosting it stops (for Ratis, {@code RatisReplicationNode.close()}), which fails appends in flight.
      * Idempotent.

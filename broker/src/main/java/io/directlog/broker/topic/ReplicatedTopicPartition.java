@@ -51,6 +51,19 @@ public final class ReplicatedTopicPartition implements Partition
      * the lock; a failed append resets it from the engine's thread, hence volatile.
      */
     private volatile long tableEpoch = -1;
+    /** This node's last take-over as leader, for failover timelines; set under the lock. */
+    private volatile Takeover takeover = new Takeover(-1, -1, -1);
+
+    /**
+     * When this node last took a partition over as leader (wall clock, so processes on one machine compare).
+     *
+     * @param epoch         the term taken over, -1 for none yet.
+     * @param askedAtMillis when the term's first append arrived here (a client had found the new leader).
+     * @param doneAtMillis  when the producer table was rebuilt and appends were accepted; -1 while not yet.
+     */
+    public record Takeover(long epoch, long askedAtMillis, long doneAtMillis)
+    {
+    }
 
     /**
      * @param topic   the topic's name.
@@ -204,6 +217,10 @@ public final class ReplicatedTopicPartition implements Partition
         {
             return null;
         }
+        if (takeover.epoch() != epoch)
+        {
+            takeover = new Takeover(epoch, System.currentTimeMillis(), -1);
+        }
         if (pending.get() > 0)
         {
             return new NotLeaderOrFollowerException("partition " + this + " is settling after a leader change");
@@ -245,7 +262,14 @@ public final class ReplicatedTopicPartition implements Partition
             }
         }
         tableEpoch = epoch;
+        takeover = new Takeover(epoch, takeover.askedAtMillis(), System.currentTimeMillis());
         return null;
+    }
+
+    /** @return this node's last take-over of the partition as leader. */
+    public Takeover takeover()
+    {
+        return takeover;
     }
 
     private NotLeaderOrFollowerException notLeader()

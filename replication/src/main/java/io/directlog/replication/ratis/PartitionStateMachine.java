@@ -28,6 +28,8 @@ import org.apache.ratis.proto.RaftProtos.StateMachineLogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.raftlog.RaftLog;
@@ -95,6 +97,10 @@ final class PartitionStateMachine extends BaseStateMachine
      * them against Ratis's log; -1 after. Guarded by this.
      */
     private long uncheckedRecoveredIndex = -1;
+    /** Wall-clock millis of the last leader change seen here (-1: none yet), for failover timelines. */
+    private volatile long leaderChangedAtMillis = -1;
+    /** Wall-clock millis of the last notifyLeaderReady; older than the last change: not ready in this term. */
+    private volatile long leaderReadyAtMillis = -1;
     /** Told after every advance of the high watermark, on the apply thread (the broker's parked Fetches). */
     private final java.util.concurrent.CopyOnWriteArrayList<Runnable> highWatermarkListeners =
         new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -348,6 +354,34 @@ final class PartitionStateMachine extends BaseStateMachine
                 getId(), cutFrom, raftIndex);
             truncateLocked(cutFrom);
         }
+    }
+
+    @Override
+    public void notifyLeaderChanged(final RaftGroupMemberId member, final RaftPeerId newLeaderId)
+    {
+        leaderChangedAtMillis = System.currentTimeMillis();
+    }
+
+    /** Ratis: this replica leads and its term's first entry is committed (on the leader's own thread: no blocking). */
+    @Override
+    public void notifyLeaderReady()
+    {
+        leaderReadyAtMillis = System.currentTimeMillis();
+    }
+
+    long leaderChangedAtMillis()
+    {
+        return leaderChangedAtMillis;
+    }
+
+    /**
+     * @return when this replica last became a ready leader, or -1 when it has not since the last leader change
+     *         (Ratis tells the change, its own election included, before it tells readiness).
+     */
+    long leaderReadyAtMillis()
+    {
+        final long ready = leaderReadyAtMillis;
+        return ready >= leaderChangedAtMillis ? ready : -1;
     }
 
     /** Package-private for tests that drive the hooks without a server. */

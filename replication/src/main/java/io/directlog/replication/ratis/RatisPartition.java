@@ -165,6 +165,18 @@ final class RatisPartition implements ReplicatedPartition
         return division.getInfo().getCurrentTerm();
     }
 
+    @Override
+    public long leaderChangedAtMillis()
+    {
+        return stateMachine.leaderChangedAtMillis();
+    }
+
+    @Override
+    public long leaderReadyAtMillis()
+    {
+        return isLeader() ? stateMachine.leaderReadyAtMillis() : -1;
+    }
+
     /** The DirectLog log that holds this replica's batches (frames included): for tests and tools. */
     io.directlog.storage.Log log()
     {

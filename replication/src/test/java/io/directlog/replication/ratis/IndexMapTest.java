@@ -2,6 +2,7 @@ package io.directlog.replication.ratis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -110,6 +111,74 @@ class IndexMapTest
             }
             assertEquals(written.get(30), map.ceiling(written.get(29).raftIndex() + 1));
             assertEquals(written.get(29), map.floor(written.get(30).raftIndex() - 1));
+        }
+    }
+
+    /**
+     * A restarted replica applies every committed entry again, in order, and each apply looks its batch up: the
+     * lookups in order read about one frame each (the batch after the last one found), not a binary search each;
+     * a truncation under the hint does not mislead a later lookup.
+     */
+    @Test
+    void lookupsInOrderReadOneFrameEachAndSurviveATruncation() throws IOException
+    {
+        final Path dir = Files.createTempDirectory(Files.createDirectories(ROOT), "replay-");
+        final int batches = 1000;
+        final List<IndexMap.Position> written = new ArrayList<>();
+        try (LogStore store = open(dir))
+        {
+            final Log log = store.log("p");
+            for (int i = 0; i < batches; i++)
+            {
+                final long raftIndex = 5 + 2L * i; // every other entry carries no batch
+                final byte[] frame = new byte[FrameDescriptor.HEADER_LENGTH + 8];
+                FrameDescriptor.writeHeader(frame, raftIndex, 2);
+                written.add(new IndexMap.Position(raftIndex, log.append(frame, 1, Durability.DSYNC).join(), 1, 2));
+            }
+        }
+        try (LogStore store = open(dir))
+        {
+            final int[] reads = {0};
+            final Log log = store.log("p");
+            final Log counted = (Log)java.lang.reflect.Proxy.newProxyInstance(Log.class.getClassLoader(),
+                new Class<?>[] {Log.class}, (proxy, method, args) ->
+                {
+                    if (method.getName().equals("read"))
+                    {
+                        reads[0]++;
+                    }
+                    try
+                    {
+                        return method.invoke(log, args);
+                    }
+                    catch (final java.lang.reflect.InvocationTargetException e)
+                    {
+                        throw e.getCause();
+                    }
+                });
+            final IndexMap map = new IndexMap(counted);
+            for (final IndexMap.Position p : written)
+            {
+                assertNull(map.lookup(p.raftIndex() - 1), "entry " + (p.raftIndex() - 1) + " carried no batch");
+                assertEquals(p, map.lookup(p.raftIndex()));
+            }
+            // 2,000 lookups; a binary search each would read ~10 frames per lookup (1,000 batches)
+            assertTrue(reads[0] < 3 * batches, "in-order lookups read " + reads[0] + " frames for " +
+                2 * batches + " lookups");
+
+            // truncate below the hint and write batches of other indexes at the same offsets
+            final IndexMap.Position cut = written.get(600);
+            log.truncateTo(cut.baseOffset());
+            map.removeFrom(cut.raftIndex(), cut.baseOffset());
+            final byte[] frame = new byte[FrameDescriptor.HEADER_LENGTH + 8];
+            FrameDescriptor.writeHeader(frame, cut.raftIndex() + 1, 3);
+            final long offset = log.append(frame, 1, Durability.DSYNC).join();
+            final IndexMap.Position rewritten = new IndexMap.Position(cut.raftIndex() + 1, offset, 1, 3);
+            assertEquals(cut.baseOffset(), offset);
+            map.put(rewritten); // as the state machine's write does
+            assertEquals(written.get(599), map.lookup(written.get(599).raftIndex()));
+            assertNull(map.lookup(cut.raftIndex()), "entry " + cut.raftIndex() + " was truncated");
+            assertEquals(rewritten, map.lookup(rewritten.raftIndex()));
         }
     }
 
