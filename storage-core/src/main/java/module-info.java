@@ -13,8 +13,9 @@ module io.directlog.storage
     requires transitive org.agrona;
     requires io.directlog.nativeio;
     // Micrometer is an optional dependency: StoreConfig.meterRegistry takes one only when the application has it
-    // (static: not needed at run time; transitive: an application that passes a registry reads the module)
-    requires static transitive micrometer.core;
+    // (static: not needed at run time or by a consumer's javac; not transitive, because javac then demands the
+    // module from every consumer; an application that passes a registry requires micrometer.core itself)
+    requires static micrometer.core;
 
     exports io.directlog.storage;
     exports io.directlog.storage.spi;
