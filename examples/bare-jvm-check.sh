@@ -6,7 +6,8 @@
 #   3. java <the two documented options> -cp ...   must work
 #   4. java --add-opens ... -cp ... (no --enable-native-access): works; on JDK 24+ stderr carries exactly the JDK's
 #      restricted-method warning for JNA's System::load (documented in the README), on older JDKs nothing
-#   5. the same jars on the module path (automatic modules): refused without options, naming the module-path form
+#   5. the same jars on the module path (the example, storage-core and storage-native are named modules with a
+#      module-info; Agrona and JNA automatic ones): refused without options, naming the module-path form
 #      of the flag (--add-opens java.base/jdk.internal.misc=org.agrona); works with nothing on stderr with
 #      --add-opens java.base/jdk.internal.misc=org.agrona --enable-native-access=com.sun.jna
 #
@@ -92,7 +93,7 @@ for h in "${homes[@]}"; do
   run "java -cp, no option: refused at LogStore.open naming the flag" refused "$java" -cp "$jar:$here/target/lib/*" io.directlog.examples.QueueExample
   run "java -cp with ${flags[*]}" ok "$java" "${flags[@]}" -cp "$jar:$here/target/lib/*" io.directlog.examples.QueueExample
   module="$( (unzip -p "$jar" META-INF/MANIFEST.MF 2>/dev/null || true) | sed -n 's/^Automatic-Module-Name: //p' | tr -d '\r')"
-  module="${module:-io.directlog.examples}"  # the examples' Automatic-Module-Name, where unzip is missing
+  module="${module:-io.directlog.examples}"  # the examples' module name (module-info.java), where unzip is missing
   run "module path, no option: refused naming the flag for org.agrona" refused-module \
     "$java" -p "$jar:$here/target/lib" -m "$module/io.directlog.examples.QueueExample"
   run "module path with --add-opens ...=org.agrona --enable-native-access=com.sun.jna" ok \

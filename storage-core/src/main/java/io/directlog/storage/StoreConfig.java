@@ -115,6 +115,7 @@ public final class StoreConfig
     }
 
     /** @return the registry for meters, or null for none. */
+    @SuppressWarnings("exports") // Micrometer is optional (requires static): see module-info
     public MeterRegistry meterRegistry()
     {
         return meterRegistry;
@@ -267,6 +268,7 @@ public final class StoreConfig
          * @return this
 
          */
+        @SuppressWarnings("exports") // Micrometer is optional (requires static): see module-info
         public Builder meterRegistry(final MeterRegistry registry)
         {
             meterRegistry = registry;
