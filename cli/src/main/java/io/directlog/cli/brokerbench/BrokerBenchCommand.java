@@ -245,7 +245,24 @@ public final class BrokerBenchCommand implements Command
     {
         final List<String> all = new ArrayList<>(options);
         all.add("-XX:MaxDirectMemorySize=1g");
+        all.addAll(extraBrokerOptions(System.getenv(BROKER_JAVA_OPTS_ENV)));
         return all;
+    }
+
+    /**
+     * Extra JVM options for DirectLog's broker JVMs, e.g. {@code -XX:StartFlightRecording=filename=b.jfr}: the broker
+     * runs in a child JVM, so a profile of the broker (issue 21's catch-up stall) needs its options passed through.
+     */
+    static final String BROKER_JAVA_OPTS_ENV = "DIRECTLOG_BROKER_JAVA_OPTS";
+
+    /** @return the whitespace-separated options of {@code value}; none when it is null or blank. */
+    static List<String> extraBrokerOptions(final String value)
+    {
+        if (value == null || value.isBlank())
+        {
+            return List.of();
+        }
+        return List.of(value.trim().split("\\s+"));
     }
 
     /** The fixed rate: --rate, else half of Kafka's max throughput, else (Kafka not run) half of this system's own. */
