@@ -30,6 +30,8 @@ public final class PageCache
     private final LongAdder pageIns = new LongAdder();
     private final LongAdder evictions = new LongAdder();
     private final LongAdder bytesReadFromDisk = new LongAdder();
+    /** Times a thread that needed memory (a writer, mostly) parked because readers' pins held what it could evict. */
+    private final LongAdder pinWaits = new LongAdder();
 
     /**
      * @param pool   the memory budget.
@@ -214,6 +216,7 @@ public final class PageCache
         {
             return false;
         }
+        pinWaits.increment();
         LockSupport.parkNanos(PIN_WAIT_PARK_NANOS);
         return true;
     }
@@ -418,6 +421,12 @@ public final class PageCache
     public void onPageInBytes(final long bytes)
     {
         bytesReadFromDisk.add(bytes);
+    }
+
+    /** @return times a thread that needed memory parked for readers' pins to go (each park is ~20 us or more). */
+    public long pinWaits()
+    {
+        return pinWaits.sum();
     }
 
     /** @return the counters now. */
