@@ -154,8 +154,18 @@ final class SegmentPageIn
      */
     private static int unreadFrom(final Segment segment)
     {
-        final int from = segment.readFromDiskTo() / PAGE_IN_CHUNK * PAGE_IN_CHUNK;
-        return from > 0 && segment.endPosition() - from < PAGE_IN_CHUNK ? -1 : from;
+        return unreadFrom(segment.readFromDiskTo(), segment.endPosition());
+    }
+
+    /**
+     * @param readTo how far readers read the segment from disk.
+     * @param end    the segment's end position.
+     * @return the first byte a page-in loads (readTo rounded down to a chunk), or -1 when less than a chunk is left.
+     */
+    static int unreadFrom(final int readTo, final int end)
+    {
+        final int from = readTo / PAGE_IN_CHUNK * PAGE_IN_CHUNK;
+        return from > 0 && end - from < PAGE_IN_CHUNK ? -1 : from;
     }
 
     /** Reads the published page chunk by chunk, outside the load lock; stops when the segment lets go of it. */
