@@ -45,11 +45,15 @@ final class EngineAppendScenario implements Scenario
         this.durability = durability;
     }
 
-    /** @return the log settings of these rows: 64 MiB segments, 256 MiB retention, the durability measured. */
+    /**
+     * @return the log settings of these rows: 64 MiB segments from the first one (a log in steady state; a new log's
+     *     growing first segments make the preparer zero-fill beside the appends, a transient JMH's
+     *     {@code EngineAppendBenchmark.logConfig} explains), 256 MiB retention, the durability measured.
+     */
     static LogConfig logConfig(final Durability durability)
     {
-        return LogConfig.builder().segmentSize(SEGMENT_BYTES).durability(durability).retentionBytes(RETENTION_BYTES)
-            .build();
+        return LogConfig.builder().segmentSize(SEGMENT_BYTES).initialSegmentSize(SEGMENT_BYTES).durability(durability)
+            .retentionBytes(RETENTION_BYTES).build();
     }
 
     @Override
