@@ -35,11 +35,8 @@ import io.directlog.storage.StoredRecord;
  * Thread-safe: appends and lookups take the partition's lock; the engine's completion callbacks (on the log's writer
  * thread) take no lock, so an append blocked on a full writer queue while holding it cannot stall them.
  */
-public final class LocalPartition implements Partition
+public final class LocalPartition implements SingleNodePartition
 {
-    /** The leader epoch of every partition: one node, never re-elected. */
-    public static final int LEADER_EPOCH = 0;
-
     private static final System.Logger LOG = System.getLogger(LocalPartition.class.getName());
 
     private final String topic;
@@ -355,32 +352,6 @@ public final class LocalPartition implements Partition
         {
             return ByteBuffer.wrap(batch.iterator().next().payloadBytes());
         }
-    }
-
-    @Override
-    public int leaderEpoch()
-    {
-        return LEADER_EPOCH;
-    }
-
-    /** One leader, one epoch: every batch carries {@link #LEADER_EPOCH}, which ends at the high watermark. */
-    @Override
-    public long[] endOffsetForEpoch(final int epoch)
-    {
-        return LeaderEpochs.endOffsetFor(new java.util.TreeMap<>(), epoch, LEADER_EPOCH, highWatermark(),
-            highWatermark());
-    }
-
-    @Override
-    public int leaderNodeId(final int localNodeId)
-    {
-        return localNodeId;
-    }
-
-    @Override
-    public boolean isLeader()
-    {
-        return true;
     }
 
     @Override

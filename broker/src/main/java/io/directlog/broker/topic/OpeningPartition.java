@@ -3,7 +3,6 @@ package io.directlog.broker.topic;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.List;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -24,7 +23,7 @@ import io.directlog.broker.protocol.PinnedRecords;
  * <p>
  * Thread-safe: the queue and the hand-over take the partition's lock; after the hand-over calls read one volatile.
  */
-final class OpeningPartition implements Partition
+final class OpeningPartition implements SingleNodePartition
 {
     private record Queued(ByteBuffer batch, CompletableFuture<Long> done)
     {
@@ -171,24 +170,6 @@ final class OpeningPartition implements Partition
     }
 
     @Override
-    public int leaderEpoch()
-    {
-        return LocalPartition.LEADER_EPOCH;
-    }
-
-    @Override
-    public int leaderNodeId(final int localNodeId)
-    {
-        return localNodeId;
-    }
-
-    @Override
-    public boolean isLeader()
-    {
-        return true;
-    }
-
-    @Override
     public void onNextAppend(final Runnable listener)
     {
         final LocalPartition open = log;
@@ -234,14 +215,6 @@ final class OpeningPartition implements Partition
     {
         final LocalPartition open = log;
         return open == null ? null : open.maxTimestamp();
-    }
-
-    @Override
-    public long[] endOffsetForEpoch(final int epoch)
-    {
-        final LocalPartition open = log;
-        return open != null ? open.endOffsetForEpoch(epoch) :
-            LeaderEpochs.endOffsetFor(new TreeMap<>(), epoch, LocalPartition.LEADER_EPOCH, 0, 0);
     }
 
     @Override
