@@ -23,14 +23,12 @@ import io.directlog.broker.protocol.PinnedRecords;
  * <p>
  * Thread-safe: the queue and the hand-over take the partition's lock; after the hand-over calls read one volatile.
  */
-final class OpeningPartition implements SingleNodePartition
+final class OpeningPartition extends NamedPartition implements SingleNodePartition
 {
     private record Queued(ByteBuffer batch, CompletableFuture<Long> done)
     {
     }
 
-    private final String topic;
-    private final int index;
     private final Object lock = new Object();
     private final ArrayDeque<Queued> queued = new ArrayDeque<>();
     private final AppendListeners listeners = new AppendListeners();
@@ -41,8 +39,7 @@ final class OpeningPartition implements SingleNodePartition
 
     OpeningPartition(final String topic, final int index)
     {
-        this.topic = topic;
-        this.index = index;
+        super(topic, index);
     }
 
     /**
@@ -144,18 +141,6 @@ final class OpeningPartition implements SingleNodePartition
     }
 
     @Override
-    public String topic()
-    {
-        return topic;
-    }
-
-    @Override
-    public int index()
-    {
-        return index;
-    }
-
-    @Override
     public long highWatermark()
     {
         final LocalPartition open = log;
@@ -215,11 +200,5 @@ final class OpeningPartition implements SingleNodePartition
     {
         final LocalPartition open = log;
         return open == null ? null : open.maxTimestamp();
-    }
-
-    @Override
-    public String toString()
-    {
-        return topic + "-" + index;
     }
 }
