@@ -63,8 +63,14 @@ final class ClusterClients
 
     static Admin admin(final BrokerCluster c)
     {
+        return admin(c.bootstrapServers());
+    }
+
+    /** @param bootstrapServers the brokers to ask first, e.g. one node to see what that node answers. */
+    static Admin admin(final String bootstrapServers)
+    {
         final Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, c.bootstrapServers());
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int)WAIT.toMillis());
         p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
         p.put(AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, 50);

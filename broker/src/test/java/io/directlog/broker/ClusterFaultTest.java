@@ -1,5 +1,6 @@
 package io.directlog.broker;
 
+import static io.directlog.broker.ClusterClients.WAIT;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -12,7 +13,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -20,13 +20,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -34,8 +31,6 @@ import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -60,7 +55,6 @@ class ClusterFaultTest
     private static final String TOPIC = "replicated";
     private static final int PARTITIONS = 3;
     private static final int BURST = 150;
-    private static final Duration WAIT = Duration.ofSeconds(60);
 
     private static final AtomicInteger CASES = new AtomicInteger();
     private static final AtomicInteger ACKED_CHECKED = new AtomicInteger();
@@ -95,7 +89,7 @@ class ClusterFaultTest
             assertInstanceOf(NotLeaderOrFollowerException.class, refused.getCause());
             final int leaderId = c.config(leader).nodeId();
             assertEquals(leaderId, onFollower.leaderNodeId(c.config(follower).nodeId()));
-            try (Admin admin = admin(c.broker(follower).bootstrapServers()))
+            try (Admin admin = ClusterClients.admin(c.broker(follower).bootstrapServers()))
             {
                 final TopicDescription d = admin.describeTopics(List.of(TOPIC)).allTopicNames()
                     .get(30, TimeUnit.SECONDS).get(TOPIC);
@@ -129,7 +123,7 @@ class ClusterFaultTest
         final List<Long> electionMillis = new ArrayList<>();
         final Map<String, Integer> groupSeen = new HashMap<>();
         try (BrokerCluster c = new BrokerCluster("cluster-kill", 3, Map.of(TOPIC, PARTITIONS));
-             KafkaProducer<String, String> producer = producer(c))
+             KafkaProducer<String, String> producer = ClusterClients.producer(c))
         {
             c.startAll();
             c.awaitLeaders(TOPIC, PARTITIONS, WAIT);
@@ -224,7 +218,7 @@ class ClusterFaultTest
     private static void verify(final BrokerCluster c, final Map<String, Acked> acked)
     {
         final Map<String, List<Acked>> stored = new HashMap<>();
-        try (KafkaConsumer<String, String> reader = consumer(c, null))
+        try (KafkaConsumer<String, String> reader = ClusterClients.consumer(c, null, Map.of()))
         {
             final List<TopicPartition> tps = new ArrayList<>();
             for (int p = 0; p < PARTITIONS; p++)
@@ -349,47 +343,8 @@ class ClusterFaultTest
         }
     }
 
-    private static KafkaProducer<String, String> producer(final BrokerCluster c)
-    {
-        final Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, c.bootstrapServers());
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int)WAIT.toMillis());
-        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int)WAIT.toMillis());
-        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 2);
-        p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 50);
-        p.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
-        return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
-    }
-
     private static KafkaConsumer<String, String> groupConsumer(final BrokerCluster c)
     {
-        return consumer(c, "cluster-group");
-    }
-
-    private static KafkaConsumer<String, String> consumer(final BrokerCluster c, final String group)
-    {
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, c.bootstrapServers());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int)WAIT.toMillis());
-        p.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
-        p.put(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, 50);
-        if (group != null)
-        {
-            p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        }
-        return new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer());
-    }
-
-    private static Admin admin(final String bootstrap)
-    {
-        final Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int)WAIT.toMillis());
-        return Admin.create(p);
+        return ClusterClients.consumer(c, "cluster-group", Map.of());
     }
 }

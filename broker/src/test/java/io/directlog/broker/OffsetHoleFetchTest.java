@@ -125,6 +125,16 @@ class OffsetHoleFetchTest
         return offsets;
     }
 
+    /** Produces one record after the restart: it takes the old end offset, so no offset is given twice. */
+    private static void produceAfterTheHole(final KafkaBroker broker) throws Exception
+    {
+        try (KafkaProducer<String, String> p = BrokerTestSupport.producer(broker, Map.of()))
+        {
+            assertEquals(RECORDS, p.send(new ProducerRecord<>(TOPIC, 0, "after", RECORDS + ":" + PAD)).get()
+                .offset(), "appends go on at the old end: no offset is given twice");
+        }
+    }
+
     /** The records read end right before a hole: 0 .. holeStart-1 in order, none twice, none missing. */
     private static int assertDenseFromZero(final List<Long> offsets, final int count)
     {
@@ -143,11 +153,7 @@ class OffsetHoleFetchTest
         try (KafkaBroker broker = KafkaBroker.start(config(dir, 0)))
         {
             final TopicPartition tp = new TopicPartition(TOPIC, 0);
-            try (KafkaProducer<String, String> p = BrokerTestSupport.producer(broker, Map.of()))
-            {
-                assertEquals(RECORDS, p.send(new ProducerRecord<>(TOPIC, 0, "after", RECORDS + ":" + PAD)).get()
-                    .offset(), "appends go on at the old end: no offset is given twice");
-            }
+            produceAfterTheHole(broker);
             final List<Long> offsets;
             try (KafkaConsumer<String, String> c = BrokerTestSupport.consumer(broker, Map.of()))
             {
@@ -186,11 +192,7 @@ class OffsetHoleFetchTest
                 c.seek(tp, RECORDS - 1); // inside the hole: the lost segment's last record
                 assertEquals(List.of(), readTo(c, tp, RECORDS), "no record in the hole");
 
-                try (KafkaProducer<String, String> p = BrokerTestSupport.producer(broker, Map.of()))
-                {
-                    assertEquals(RECORDS, p.send(new ProducerRecord<>(TOPIC, 0, "after", RECORDS + ":" + PAD)).get()
-                        .offset(), "appends go on at the old end: no offset is given twice");
-                }
+                produceAfterTheHole(broker);
                 assertEquals(List.of((long)RECORDS), readTo(c, tp, RECORDS + 1), "the record after the hole");
             }
         }

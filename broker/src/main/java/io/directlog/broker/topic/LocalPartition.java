@@ -35,15 +35,10 @@ import io.directlog.storage.StoredRecord;
  * Thread-safe: appends and lookups take the partition's lock; the engine's completion callbacks (on the log's writer
  * thread) take no lock, so an append blocked on a full writer queue while holding it cannot stall them.
  */
-public final class LocalPartition implements Partition
+public final class LocalPartition extends NamedPartition implements SingleNodePartition
 {
-    /** The leader epoch of every partition: one node, never re-elected. */
-    public static final int LEADER_EPOCH = 0;
-
     private static final System.Logger LOG = System.getLogger(LocalPartition.class.getName());
 
-    private final String topic;
-    private final int index;
     private final Log log;
     private final Object lock = new Object();
     private final BatchIndex batches = new BatchIndex();
@@ -55,8 +50,7 @@ public final class LocalPartition implements Partition
 
     private LocalPartition(final String topic, final int index, final Log log)
     {
-        this.topic = topic;
-        this.index = index;
+        super(topic, index);
         this.log = log;
     }
 
@@ -89,20 +83,6 @@ public final class LocalPartition implements Partition
         }
         p.nextOffset = end;
         return p;
-    }
-
-    /** @return the topic's name. */
-    @Override
-    public String topic()
-    {
-        return topic;
-    }
-
-    /** @return the partition number. */
-    @Override
-    public int index()
-    {
-        return index;
     }
 
     /** @return the partition's log. */
@@ -144,7 +124,7 @@ public final class LocalPartition implements Partition
                 if (pending.get() > 0)
                 {
                     return CompletableFuture.failedFuture(new NotLeaderOrFollowerException(
-                        "partition " + topic + "-" + index + " is recovering from a failed append"));
+                        "partition " + this + " is recovering from a failed append"));
                 }
                 nextOffset = log.endOffset();
                 batches.truncate(nextOffset);
@@ -185,7 +165,7 @@ public final class LocalPartition implements Partition
     {
         if (error != null || offset != expected)
         {
-            LOG.log(System.Logger.Level.WARNING, "append to " + topic + "-" + index + " failed (offset " + offset +
+            LOG.log(System.Logger.Level.WARNING, "append to " + this + " failed (offset " + offset +
                 ", expected " + expected + ")", error);
             resync = true;
             done.completeExceptionally(error instanceof ApiException api ? api : new KafkaStorageException(
@@ -355,37 +335,5 @@ public final class LocalPartition implements Partition
         {
             return ByteBuffer.wrap(batch.iterator().next().payloadBytes());
         }
-    }
-
-    @Override
-    public int leaderEpoch()
-    {
-        return LEADER_EPOCH;
-    }
-
-    /** One leader, one epoch: every batch carries {@link #LEADER_EPOCH}, which ends at the high watermark. */
-    @Override
-    public long[] endOffsetForEpoch(final int epoch)
-    {
-        return LeaderEpochs.endOffsetFor(new java.util.TreeMap<>(), epoch, LEADER_EPOCH, highWatermark(),
-            highWatermark());
-    }
-
-    @Override
-    public int leaderNodeId(final int localNodeId)
-    {
-        return localNodeId;
-    }
-
-    @Override
-    public boolean isLeader()
-    {
-        return true;
-    }
-
-    @Override
-    public String toString()
-    {
-        return topic + "-" + index;
     }
 }

@@ -3,7 +3,6 @@ package io.directlog.broker.topic;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.List;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -24,14 +23,12 @@ import io.directlog.broker.protocol.PinnedRecords;
  * <p>
  * Thread-safe: the queue and the hand-over take the partition's lock; after the hand-over calls read one volatile.
  */
-final class OpeningPartition implements Partition
+final class OpeningPartition extends NamedPartition implements SingleNodePartition
 {
     private record Queued(ByteBuffer batch, CompletableFuture<Long> done)
     {
     }
 
-    private final String topic;
-    private final int index;
     private final Object lock = new Object();
     private final ArrayDeque<Queued> queued = new ArrayDeque<>();
     private final AppendListeners listeners = new AppendListeners();
@@ -42,8 +39,7 @@ final class OpeningPartition implements Partition
 
     OpeningPartition(final String topic, final int index)
     {
-        this.topic = topic;
-        this.index = index;
+        super(topic, index);
     }
 
     /**
@@ -145,18 +141,6 @@ final class OpeningPartition implements Partition
     }
 
     @Override
-    public String topic()
-    {
-        return topic;
-    }
-
-    @Override
-    public int index()
-    {
-        return index;
-    }
-
-    @Override
     public long highWatermark()
     {
         final LocalPartition open = log;
@@ -168,24 +152,6 @@ final class OpeningPartition implements Partition
     {
         final LocalPartition open = log;
         return open == null ? 0 : open.logStartOffset();
-    }
-
-    @Override
-    public int leaderEpoch()
-    {
-        return LocalPartition.LEADER_EPOCH;
-    }
-
-    @Override
-    public int leaderNodeId(final int localNodeId)
-    {
-        return localNodeId;
-    }
-
-    @Override
-    public boolean isLeader()
-    {
-        return true;
     }
 
     @Override
@@ -234,19 +200,5 @@ final class OpeningPartition implements Partition
     {
         final LocalPartition open = log;
         return open == null ? null : open.maxTimestamp();
-    }
-
-    @Override
-    public long[] endOffsetForEpoch(final int epoch)
-    {
-        final LocalPartition open = log;
-        return open != null ? open.endOffsetForEpoch(epoch) :
-            LeaderEpochs.endOffsetFor(new TreeMap<>(), epoch, LocalPartition.LEADER_EPOCH, 0, 0);
-    }
-
-    @Override
-    public String toString()
-    {
-        return topic + "-" + index;
     }
 }

@@ -31,15 +31,13 @@ import io.directlog.replication.ReplicationException;
  * <p>
  * Thread-safe: appends and the table take the partition's lock; the commit listener takes none.
  */
-public final class ReplicatedTopicPartition implements Partition
+public final class ReplicatedTopicPartition extends NamedPartition
 {
     /** How long a new leader waits for its predecessors' entries to be applied before it builds its table. */
     private static final Duration CATCH_UP_WAIT = Duration.ofSeconds(2);
     /** Bytes read per step when a new leader scans its log. */
     private static final int SCAN_BYTES = 1 << 20;
 
-    private final String topic;
-    private final int index;
     private final ReplicatedPartition replica;
     private final Object lock = new Object();
     private final ProducerStateTable producers = new ProducerStateTable();
@@ -72,22 +70,9 @@ public final class ReplicatedTopicPartition implements Partition
      */
     public ReplicatedTopicPartition(final String topic, final int index, final ReplicatedPartition replica)
     {
-        this.topic = topic;
-        this.index = index;
+        super(topic, index);
         this.replica = replica;
         replica.addHighWatermarkListener(listeners::wakeAll);
-    }
-
-    @Override
-    public String topic()
-    {
-        return topic;
-    }
-
-    @Override
-    public int index()
-    {
-        return index;
     }
 
     @Override
@@ -387,11 +372,5 @@ public final class ReplicatedTopicPartition implements Partition
     public long[] endOffsetForEpoch(final int epoch)
     {
         return epochs.endOffsetFor(replica, epoch);
-    }
-
-    @Override
-    public String toString()
-    {
-        return topic + "-" + index;
     }
 }

@@ -203,7 +203,7 @@ public final class PageCache
         }
         // pins of readers (open batches, page-ins in progress) are short-lived: a write page waits a bounded
         // time for one to go rather than fail the append at once
-        if (!anyPinnedReadOnly())
+        if (pinnedReadOnlyBytes() == 0)
         {
             return false;
         }
@@ -251,7 +251,10 @@ public final class PageCache
      */
     private static final long READ_PIN_SHARE_PERCENT = Long.getLong("directlog.cache.readPinSharePercent", 50);
 
-    /** @return bytes of read-only pages some reader (or a page-in in progress) holds pinned now. */
+    /**
+     * @return bytes of read-only pages some reader (or a page-in in progress) holds pinned now; 0 exactly when no
+     *         such page is pinned (every page's memory is a positive size).
+     */
     private long pinnedReadOnlyBytes()
     {
         long bytes = 0;
@@ -263,18 +266,6 @@ public final class PageCache
             }
         }
         return bytes;
-    }
-
-    private boolean anyPinnedReadOnly()
-    {
-        for (final CachePage page : resident)
-        {
-            if (!page.writable() && page.pinCount() > 0)
-            {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**

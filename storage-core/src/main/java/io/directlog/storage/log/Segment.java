@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.directlog.storage.cache.CacheOwner;
 import io.directlog.storage.cache.CachePage;
@@ -58,7 +59,7 @@ public final class Segment implements CacheOwner
     private final SegmentReadFile readFile;
     private volatile boolean deleted;
     /** How far sequential readers have read this segment from disk themselves (a hint for read-ahead; see below). */
-    private volatile int readFromDiskTo;
+    private final AtomicInteger readFromDiskTo = new AtomicInteger();
     /** Write descriptors: set and cleared by the writer under this segment's monitor, as the syncer reads them. */
     private BlockFile directFile;
     private BlockFile dsyncFile;
@@ -285,23 +286,22 @@ public final class Segment implements CacheOwner
 
     /**
      * A sequential reader read the segment from disk up to {@code end} (exclusive): a read-ahead that starts later
-     * loads only what lies beyond, rather than read again what the reader already had from the device. A racy
-     * maximum is enough: a lost update costs a chunk read twice.
+     * loads only what lies beyond, rather than read again what the reader already had from the device. An atomic
+     * maximum, because two readers of one segment can finish their disk reads at once: with a check and then a set
+     * the smaller end could overwrite the larger, and the read-ahead would read that range again. One CAS per disk
+     * read costs nothing next to the read.
      *
      * @param end the end of the bytes read.
      */
     void readFromDiskTo(final int end)
     {
-        if (end > readFromDiskTo)
-        {
-            readFromDiskTo = end;
-        }
+        readFromDiskTo.accumulateAndGet(end, Math::max);
     }
 
     /** @return how far sequential readers have read this segment from disk themselves; 0 when they have not. */
     int readFromDiskTo()
     {
-        return readFromDiskTo;
+        return readFromDiskTo.get();
     }
 
     /** @return a lock for loading the page or the index once when several readers miss together. */

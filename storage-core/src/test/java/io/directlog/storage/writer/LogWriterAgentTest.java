@@ -454,9 +454,8 @@ class LogWriterAgentTest
     }
 
     /** A log that keeps a copy of what it was given and completes each append at once. */
-    private static final class RecordingClient implements WriterClient
+    private static final class RecordingClient extends TestWriterClient
     {
-        final LogWriterAgent writer;
         final List<DirectBuffer> appends = new CopyOnWriteArrayList<>();
         final List<Integer> recordCounts = new CopyOnWriteArrayList<>();
         final List<Durability> durabilities = new CopyOnWriteArrayList<>();
@@ -468,7 +467,7 @@ class LogWriterAgentTest
 
         RecordingClient(final LogWriterAgent writer)
         {
-            this.writer = writer;
+            super(writer);
         }
 
         @Override
@@ -497,19 +496,10 @@ class LogWriterAgentTest
         }
 
         @Override
-        public long nextDeadlineNanos(final long nowNanos)
-        {
-            return Long.MAX_VALUE;
-        }
-
-        @Override
         public void onFailure(final String what, final Throwable cause, final AppendCallback unfinished)
         {
             failures.add(cause);
-            if (unfinished != null)
-            {
-                writer.callbacks().complete(unfinished, -1, cause);
-            }
+            fail(unfinished, cause);
         }
     }
 

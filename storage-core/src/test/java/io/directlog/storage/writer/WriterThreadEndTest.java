@@ -165,9 +165,8 @@ class WriterThreadEndTest
      * A log that holds its appends until it fails (as a DIRECT append waits for its flush), or completes them at
      * once; it fails as {@code DefaultLog} does: every held and later append completes with the failure.
      */
-    private static final class HoldingClient implements WriterClient
+    private static final class HoldingClient extends TestWriterClient
     {
-        final LogWriterAgent writer;
         final List<AppendCallback> held = new CopyOnWriteArrayList<>();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         volatile boolean completeAtOnce;
@@ -176,7 +175,7 @@ class WriterThreadEndTest
 
         HoldingClient(final LogWriterAgent writer)
         {
-            this.writer = writer;
+            super(writer);
         }
 
         @Override
@@ -204,24 +203,15 @@ class WriterThreadEndTest
         }
 
         @Override
-        public long nextDeadlineNanos(final long nowNanos)
-        {
-            return Long.MAX_VALUE;
-        }
-
-        @Override
         public void onFailure(final String what, final Throwable cause, final AppendCallback unfinished)
         {
             failure.compareAndSet(null, cause);
             for (final AppendCallback c : held)
             {
-                writer.callbacks().complete(c, -1, cause);
+                fail(c, cause);
             }
             held.clear();
-            if (unfinished != null)
-            {
-                writer.callbacks().complete(unfinished, -1, cause);
-            }
+            fail(unfinished, cause);
         }
     }
 }
