@@ -72,6 +72,9 @@ final class LogLoader
         this.hole = new OffsetHole(scope);
     }
 
+    /** Where the records end when no segment is left (the log restarts at or above it), or -1. */
+    private long emptyRecordsEnd = -1;
+
     /**
      * Opens the log directory and recovers what is in it.
      *
@@ -115,7 +118,8 @@ final class LogLoader
         try
         {
             clean = recoverTail(used, state, meta, clean);
-            final long recoveredEnd = scope.tail.endOffset();
+            final long recoveredEnd = scope.tail.active() == null && emptyRecordsEnd >= 0 ? emptyRecordsEnd :
+                scope.tail.endOffset();
             final long continueAt = hole.holeAfterTail(state, meta.segmentSize());
             if (continueAt >= 0)
             {
@@ -321,6 +325,7 @@ final class LogLoader
         // offsets are never given to a second record: a log whose every segment is gone (or was dropped)
         // goes on at the highest offset a dropped record may have held (RecoveryRules.continueAt)
         final long end = Math.max(Math.max(0, state == null ? 0 : state.offset()), scope.startLostTo);
+        emptyRecordsEnd = end; // the report's cut: a restart above it is a hole, its range reported
         scope.tail = RecoveredLog.Tail.empty(hole.continueAt(state, end, meta.segmentSize()));
         return clean;
     }

@@ -287,7 +287,13 @@ final class PowerLossChecker
     private static Outcome verify(final PowerLossWorkload.Run run, final Log log, final Appender appender,
         final long allowedStart) throws Exception
     {
-        if (log.startOffset() > allowedStart)
+        final RecoveryReport report = log.recoveryReport();
+        // TRUNCATE_AT_CORRUPTION may drop the range below the start and restart above it (a record found there keeps
+        // its offset, issue 17): accounted for when the report names it, and no record from allowedStart is readable
+        final boolean startDropped = report.mode() == RecoveryMode.TRUNCATE_AT_CORRUPTION &&
+            log.startOffset() > allowedStart && report.droppedFromOffset() >= 0 &&
+            report.droppedFromOffset() <= allowedStart && report.droppedToOffset() >= log.startOffset();
+        if (log.startOffset() > allowedStart && !startDropped)
         {
             // the first segments are gone while a later one survived, beyond what retention dropped: a hole
             return new Outcome(Outcome.Kind.GAP, allowedStart, "the log starts at " + log.startOffset() +
@@ -296,7 +302,6 @@ final class PowerLossChecker
         final long end = log.endOffset();
         // after a hole in the offsets (TRUNCATE_AT_CORRUPTION goes on above every offset a dropped record may have
         // held, issue 17) the records end at the hole's start, the reported cut
-        final RecoveryReport report = log.recoveryReport();
         final long recordsEnd = end > report.cutOffset() && report.droppedToOffset() == end ? report.cutOffset() : end;
         if (recordsEnd > run.payloads().size())
         {
@@ -340,7 +345,7 @@ final class PowerLossChecker
                 return violation("the append after recovery does not read back");
             }
         }
-        return new Outcome(Outcome.Kind.OK, recordsEnd, null);
+        return new Outcome(Outcome.Kind.OK, startDropped ? allowedStart : recordsEnd, null);
     }
 
     /**
