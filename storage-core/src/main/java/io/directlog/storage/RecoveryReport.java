@@ -28,21 +28,22 @@ package io.directlog.storage;
  *                       every dropped offset: records after a cut, segments dropped after damage, or a lost first
  *                       segment whose range {@link RecoveryMode#TRUNCATE_AT_CORRUPTION} gave up), or -1 when
  *                       nothing was dropped.
- * @param droppedToOffset the offset after the highest one dropped, or -1 when nothing was dropped, or
- *                       {@link Long#MAX_VALUE} when lost bytes may have held records beyond every offset recovery
- *                       knows of (after a crash, the watermark's segment file lost or cut short: what it held past
- *                       the watermark is unknown, and {@code droppedRecords} counts only what is known). Offsets in the
+ * @param droppedToOffset the offset after the highest one dropped, or -1 when nothing was dropped. Offsets in the
  *                       range are never given to new records: a log whose every segment was dropped restarts at its
  *                       old end.
  *                       <p>
- *                       A hole: with {@link RecoveryMode#TRUNCATE_AT_CORRUPTION}, when the records end below the
- *                       offset the checkpoint names as durable (a lost middle or newest segment, damage below the
- *                       watermark), the log goes on at that offset ({@link Log#endOffset()}), not at
- *                       {@code cutOffset}: the offsets between, this range, belong to no record, and a new segment's
- *                       header records them. A read at an offset in the hole returns the records from its end (the
- *                       batch's first offset is above the one asked for); {@link Log#truncateTo} an offset in it
- *                       truncates at its end. Where the checkpoint does not name the end (the range is open-ended,
- *                       or holds only records found beyond the watermark), the log goes on at {@code cutOffset}.
+ *                       A hole: with {@link RecoveryMode#TRUNCATE_AT_CORRUPTION}, when the records end below an
+ *                       offset a dropped record may have held (the offset the checkpoint names as durable, the end
+ *                       of valid records found after the cut below or beyond the watermark), the log goes on at that
+ *                       offset ({@link Log#endOffset()}), not at {@code cutOffset}: the offsets between, this range,
+ *                       belong to no record, and a new segment's header records them. Where lost bytes may have
+ *                       held records beyond every offset recovery knows of (after a crash, the newest segment's file
+ *                       cut short or lost: how far its records reached is unknown, and {@code droppedRecords} counts
+ *                       only what is known), the hole goes up to a bound: the highest base that segment can have plus
+ *                       the most offsets a segment can hold (docs/durability.md). A read at an offset in the hole
+ *                       returns the records from its end (the batch's first offset is above the one asked for);
+ *                       {@link Log#truncateTo} an offset in it truncates at its end. {@link Long#MAX_VALUE} only
+ *                       where no such bound could be put (not expected).
  */
 public record RecoveryReport(RecoveryMode mode, boolean cleanShutdown, long scannedBytes, long cutPosition,
     long cutOffset, long droppedRecords, boolean tornTail, long zeroedBytes, long extendedBytes, int unreadableBlocks,

@@ -146,7 +146,7 @@ class RecoveryTest
     }
 
     /** Writes records, waits for the watermark at {@code durable}, writes more, and returns a crash image. */
-    private static Path imageWithTail(final String name, final long durable, final long end) throws Exception
+    static Path imageWithTail(final String name, final long durable, final long end) throws Exception
     {
         final Path dir = TestDirs.create(name);
         try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL)))

@@ -160,14 +160,18 @@ class RecycledSegmentDamageTest
             {
                 final Log log = store.log("a");
                 final RecoveryReport report = log.recoveryReport();
-                assertEquals(cutAt, log.endOffset(), mode + ": cut at the zeroed block: " + report);
+                assertEquals(cutAt, report.cutOffset(), mode + ": cut at the zeroed block: " + report);
                 assertTrue(report.cutPosition() > victim.position() - BLOCK && report.cutPosition() <= victim.position(),
                     mode + ": the cut is the end of the record before the block (or its gap): " + report);
                 assertTrue(report.droppedRecords() >= acked - cutAt - 16, mode + ": the valid records after the hole " +
                     "are reported (" + (acked - cutAt) + " acknowledged from the cut): " + report);
-                assertEquals(acked, log.endOffset() + report.droppedRecords(), mode + ": " + report);
+                assertEquals(acked, cutAt + report.droppedRecords(), mode + ": " + report);
+                // TRUNCATE_AT_CORRUPTION never gives the dropped records' offsets again: it goes on after them, past
+                // a hole in the offsets (issue 17); the default mode cuts a torn tail and goes on at the cut
+                final long goesOn = mode == RecoveryMode.TRUNCATE_AT_CORRUPTION ? acked : cutAt;
+                assertEquals(goesOn, log.endOffset(), mode + ": " + report);
                 RecoveryTest.assertRecords(log, Math.max(log.startOffset(), cutAt - 500), cutAt);
-                RecoveryTest.append(log, cutAt, cutAt + 5);
+                RecoveryTest.append(log, goesOn, goesOn + 5);
             }
         }
     }

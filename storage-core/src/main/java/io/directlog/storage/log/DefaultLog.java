@@ -450,7 +450,9 @@ public final class DefaultLog implements Log, WriterClient
 
     /**
      * @return what the store manifest records of this log, once its close recorded a clean shutdown; null before,
-     * or when the close did not (the next open then recovers the log from its files).
+     * or when the close did not (the next open then recovers the log from its files), or when a segment follows a
+     * hole in the offsets (issue 17): the manifest has no field for where the hole starts, and a log opened from it
+     * would take the segment before the hole as ending at the next one's base, so its clean open reads the headers.
      */
     public LogFacts cleanFacts()
     {
@@ -462,6 +464,10 @@ public final class DefaultLog implements Log, WriterClient
         final List<LogFacts.SegmentFacts> live = new ArrayList<>();
         for (final Segment s : segments.all())
         {
+            if (!s.isDeleted() && s.holeFrom() >= 0)
+            {
+                return null;
+            }
             if (!s.isDeleted())
             {
                 live.add(new LogFacts.SegmentFacts(s.sequence(), s.baseOffset(), s.capacity(), s.blockSize(),

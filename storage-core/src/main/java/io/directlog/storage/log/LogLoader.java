@@ -72,6 +72,9 @@ final class LogLoader
         this.hole = new OffsetHole(scope);
     }
 
+    /** Where the records end when no segment is left (the log restarts at or above it), or -1. */
+    private long emptyRecordsEnd = -1;
+
     /**
      * Opens the log directory and recovers what is in it.
      *
@@ -115,8 +118,9 @@ final class LogLoader
         try
         {
             clean = recoverTail(used, state, meta, clean);
-            final long recoveredEnd = scope.tail.endOffset();
-            final long continueAt = hole.continueAt(state);
+            final long recoveredEnd = scope.tail.active() == null && emptyRecordsEnd >= 0 ? emptyRecordsEnd :
+                scope.tail.endOffset();
+            final long continueAt = hole.holeAfterTail(state, meta.segmentSize());
             if (continueAt >= 0)
             {
                 hole.open(used, continueAt, nextSequence++, effective.initialSegmentSize(), host, meta.logId());
@@ -130,7 +134,8 @@ final class LogLoader
             }
             final long start = used.isEmpty() ? scope.tail.endOffset() : used.get(0).baseOffset();
             return new RecoveredLog(meta, effective, host, checkpoint, List.copyOf(used), start, scope.tail, nextSequence,
-                spares, List.copyOf(scope.recycle), List.copyOf(scope.delete), report(state, clean, millis, recoveredEnd));
+                spares, List.copyOf(scope.recycle), List.copyOf(scope.delete),
+                report(state, clean, millis, recoveredEnd, scope.tail.endOffset()));
         }
         catch (final IOException | RuntimeException e)
         {
@@ -318,10 +323,10 @@ final class LogLoader
         }
         clean = clean && state.sequence() < 0;
         // offsets are never given to a second record: a log whose every segment is gone (or was dropped)
-        // goes on at the highest end a durable record names (the checkpoint's; records found only beyond it
-        // were never durable under any promise, and a crash may take them as it takes a torn scope.tail)
-        final long restart = Math.max(Math.max(0, state == null ? 0 : state.offset()), scope.startLostTo);
-        scope.tail = RecoveredLog.Tail.empty(restart);
+        // goes on at the highest offset a dropped record may have held (RecoveryRules.continueAt)
+        final long end = Math.max(Math.max(0, state == null ? 0 : state.offset()), scope.startLostTo);
+        emptyRecordsEnd = end; // the report's cut: a restart above it is a hole, its range reported
+        scope.tail = RecoveredLog.Tail.empty(hole.continueAt(state, end, meta.segmentSize()));
         return clean;
     }
 
@@ -365,9 +370,12 @@ final class LogLoader
         return spares;
     }
 
-    /** @return the report of what this open did; {@code end} is where the records end (a hole goes on after it). */
+    /**
+     * @return the report of what this open did; {@code end} is where the records end, {@code goesOnAt} where
+     *     appends go on (above {@code end} after a hole: the dropped range reaches it).
+     */
     private RecoveryReport report(final Checkpoint.State state, final boolean clean, final long millis,
-        final long end)
+        final long end, final long goesOnAt)
     {
         if (state != null && rules.countsDroppedUpToWatermark(clean))
         {
@@ -378,8 +386,10 @@ final class LogLoader
         final long tailDropped = scope.droppedEnd > tailFrom ? scope.droppedEnd - tailFrom : 0;
         final long startDropped = scope.startLostTo > scope.startLostFrom ? scope.startLostTo - scope.startLostFrom : 0;
         final long rangeFrom = startDropped > 0 ? scope.startLostFrom : tailDropped > 0 || scope.droppedUnbounded ? tailFrom : -1;
-        final long rangeTo = scope.droppedUnbounded ? Long.MAX_VALUE : tailDropped > 0 ? scope.droppedEnd :
-            startDropped > 0 ? scope.startLostTo : -1;
+        final long holeEnd = goesOnAt > end ? goesOnAt : -1;
+        // open-ended: the bound RecoveryRules.continueAt put on what the lost bytes held (the log goes on there)
+        final long rangeTo = scope.droppedUnbounded ? (goesOnAt > tailFrom ? goesOnAt : Long.MAX_VALUE) :
+            tailDropped > 0 ? Math.max(scope.droppedEnd, holeEnd) : startDropped > 0 ? scope.startLostTo : -1;
         return new RecoveryReport(mode, clean, scope.scannedBytes, scope.cutPosition, end, tailDropped + startDropped, scope.tornTail,
             scope.zeroedBytes, scope.extendedBytes, scope.unreadableBlocks.size(), millis, rangeFrom, rangeTo);
     }

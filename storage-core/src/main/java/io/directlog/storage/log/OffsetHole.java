@@ -11,9 +11,10 @@ import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.FileMode;
 
 /**
- * The last step of a TRUNCATE_AT_CORRUPTION recovery whose records end below an offset the checkpoint names as
- * durable (a lost middle or newest segment, or damage below the watermark): offsets are never given to a second
- * record (issue 17), so the log goes on at the checkpoint's offset, not at its cut. The offsets between are a hole:
+ * The last step of a TRUNCATE_AT_CORRUPTION recovery that dropped records above where its records end (a lost
+ * middle or newest segment, damage below or beyond the watermark, an open-ended drop after a crash): offsets are
+ * never given to a second record (issue 17), so the log goes on after the highest offset a dropped record may have
+ * held ({@link RecoveryRules#continueAt}), not at its cut. The offsets between are a hole:
  * a new, empty segment whose header records it ({@link SegmentHeaderDescriptor#FLAG_HOLE_BEFORE}, with where the
  * previous segment's records end) is made, synced and named before anything new is acknowledged, and becomes the
  * active one; the segment that was cut becomes read-only. Readers skip the hole (a read at an offset in it returns
@@ -29,20 +30,37 @@ final class OffsetHole extends RecoveryStep
     }
 
     /**
-     * The offset the log must go on at when TRUNCATE_AT_CORRUPTION cut it below the checkpoint's watermark (the
-     * records up to it were durable, whatever was found of them): the highest offset known to have been used, the
-     * watermark's or the end of the records found in dropped segments; -1 when the log goes on at its end (no cut
-     * below the watermark: records dropped beyond it were never durable under any promise the checkpoint records).
+     * The offset the log must go on at after TRUNCATE_AT_CORRUPTION dropped records ({@link RecoveryRules#continueAt}
+     * decides): the highest offset a dropped record may have held, named by the checkpoint, found in what was
+     * dropped, or bounded where lost bytes leave the range open-ended.
+     *
+     * @param state       the checkpoint read at open, or null.
+     * @param recordsEnd  where the recovered records end.
+     * @param segmentSize the log's segment size.
+     * @return the offset appends go on at ({@code recordsEnd} when no hole is needed).
      */
-    long continueAt(final Checkpoint.State state)
+    long continueAt(final Checkpoint.State state, final long recordsEnd, final int segmentSize)
+    {
+        final boolean truncating = state != null && state.truncating();
+        final long durableEnd = state == null ? -1 : state.offset();
+        // the newest segment whose bytes were lost started at or below every base known: the watermark's offset (its
+        // segment's base is not above it), the newest segment a roll named, the end of every record found
+        final long lostBase = !scope.droppedUnbounded ? -1 : Math.max(Math.max(recordsEnd, scope.droppedEnd),
+            state == null ? -1 : Math.max(state.offset(), state.newestBase()));
+        return rules.continueAt(recordsEnd, durableEnd, scope.droppedEnd, lostBase, segmentSize,
+            truncating ? state.offset() : -1);
+    }
+
+    /** @return the hole's end when the recovered tail must go on after one in a new segment, or -1. */
+    long holeAfterTail(final Checkpoint.State state, final int segmentSize)
     {
         final RecoveredLog.Tail tail = scope.tail;
-        if (!rules.givesUpLostSegments() || state == null || state.truncating() || tail.active() == null ||
-            state.offset() <= tail.endOffset())
+        if (tail.active() == null)
         {
-            return -1;
+            return -1; // no segment left: the log restarts at its continueAt with no segment (LogLoader)
         }
-        return Math.max(state.offset(), scope.droppedEnd);
+        final long at = continueAt(state, tail.endOffset(), segmentSize);
+        return at > tail.endOffset() ? at : -1;
     }
 
     /**
@@ -91,10 +109,11 @@ final class OffsetHole extends RecoveryStep
         scope.tail = new RecoveredLog.Tail(after, null, SegmentHeaderDescriptor.LENGTH, continueAt,
             tail.lastTimestamp(), -1, -1);
         LOG.log(System.Logger.Level.WARNING, "log '" + name + "': the records end at offset " + holeFrom + " but " +
-            "the checkpoint names offset " + continueAt + " as durable: the log goes on at " + continueAt + " in " +
-            path.getFileName() + ", whose header records the hole [" + holeFrom + ", " + continueAt + ") so that " +
-            "no offset is given to a second record (TRUNCATE_AT_CORRUPTION; a read in the hole returns the records " +
-            "from its end)");
+            "dropped records held offsets up to " + continueAt + (scope.droppedUnbounded ? " at most (lost bytes: " +
+            "the bound is the most offsets their segment could hold)" : " (named by the checkpoint as durable, or " +
+            "found after the cut)") + ": the log goes on at " + continueAt + " in " + path.getFileName() +
+            ", whose header records the hole [" + holeFrom + ", " + continueAt + ") so that no offset is given to " +
+            "a second record (TRUNCATE_AT_CORRUPTION; a read in the hole returns the records from its end)");
     }
 
     /** A whole, zeroed segment file with the header, synced, then named (as a prepared file is). */

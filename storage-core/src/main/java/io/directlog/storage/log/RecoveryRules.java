@@ -1,6 +1,8 @@
 package io.directlog.storage.log;
 
 import io.directlog.storage.RecoveryMode;
+import io.directlog.storage.format.RecordDescriptor;
+import io.directlog.storage.format.SegmentHeaderDescriptor;
 
 /**
  * Every decision recovery takes by {@link RecoveryMode}, in one place and without I/O: the loader finds what is
@@ -173,6 +175,71 @@ final class RecoveryRules
     boolean countsDroppedUpToWatermark(final boolean clean)
     {
         return mode == RecoveryMode.TRUNCATE_AT_CORRUPTION && !clean;
+    }
+
+    /**
+     * Where appends go on after a TRUNCATE_AT_CORRUPTION recovery dropped records: offsets are never given to a
+     * second record (issue 17), so never below any offset a dropped record may have held, acknowledged or not (a
+     * record found after the cut may have been acknowledged, and read, before the crash). The highest of:
+     * <ul>
+     * <li>where the recovered records end;</li>
+     * <li>the offset the checkpoint names as durable;</li>
+     * <li>the end of the farthest dropped record found (after the damage in the cut segment, in dropped
+     *     segments), whether below or beyond the watermark;</li>
+     * <li>where the dropped range is open-ended (after a crash, bytes of the newest segment lost: its file cut
+     *     short, deleted, or the watermark's file gone), nothing says how far the lost records reached, only where
+     *     their segment started at the highest ({@code lostBase}) and how big it could be: the most offsets a
+     *     segment can hold is {@link #mostOffsetsIn}, so that is the bound, however far above the last record seen.
+     *     </li>
+     * </ul>
+     * A truncation in progress gives up the offsets from its point by design ({@code Log.truncateTo}: a follower
+     * takes the leader's records there): nothing at or above {@code truncatedAt} counts. The other modes refuse
+     * what TRUNCATE_AT_CORRUPTION drops here, or drop only a torn tail nothing durable named: they go on at the end.
+     *
+     * @param recordsEnd  where the recovered records end.
+     * @param durableEnd  the offset the checkpoint names as durable, or -1 (none).
+     * @param droppedEnd  the end of the farthest dropped record found, or -1.
+     * @param lostBase    the highest base offset the segment whose bytes were lost can have, or -1 when nothing
+     *                    lost is unknown.
+     * @param segmentSize the log's segment size (the largest rung).
+     * @param truncatedAt the point of a truncation the checkpoint says was in progress, or -1.
+     * @return the offset appends go on at: {@code recordsEnd}, or above it after a hole in the offsets.
+     */
+    long continueAt(final long recordsEnd, final long durableEnd, final long droppedEnd, final long lostBase,
+        final int segmentSize, final long truncatedAt)
+    {
+        if (mode != RecoveryMode.TRUNCATE_AT_CORRUPTION)
+        {
+            return recordsEnd;
+        }
+        long at = Math.max(durableEnd, droppedEnd);
+        if (lostBase >= 0)
+        {
+            at = Math.max(at, saturatedAdd(lostBase, mostOffsetsIn(segmentSize)));
+        }
+        if (truncatedAt >= 0)
+        {
+            at = Math.min(at, truncatedAt);
+        }
+        return Math.max(recordsEnd, at);
+    }
+
+    /**
+     * The most offsets a segment of {@code size} bytes can hold: a record per 32-byte header after the segment
+     * header, each a producer batch of up to {@link Integer#MAX_VALUE} records (the API bounds a batch's count by
+     * nothing smaller). Under 2^57 for the largest segment, so the bound stays far from overflowing.
+     */
+    static long mostOffsetsIn(final int size)
+    {
+        final long records = Math.max(0, size - SegmentHeaderDescriptor.LENGTH) /
+            RecordDescriptor.HEADER_LENGTH;
+        return records * Integer.MAX_VALUE;
+    }
+
+    private static long saturatedAdd(final long a, final long b)
+    {
+        final long sum = a + b;
+        return sum < a ? Long.MAX_VALUE : sum;
     }
 
     /**

@@ -13,6 +13,7 @@ import io.directlog.storage.LogStore;
 import io.directlog.storage.Record;
 import io.directlog.storage.RecordBatch;
 import io.directlog.storage.RecoveryMode;
+import io.directlog.storage.RecoveryReport;
 import io.directlog.storage.StorageReadException;
 import io.directlog.storage.StoreConfig;
 import io.directlog.storage.cache.CachePage;
@@ -286,19 +287,29 @@ final class PowerLossChecker
     private static Outcome verify(final PowerLossWorkload.Run run, final Log log, final Appender appender,
         final long allowedStart) throws Exception
     {
-        if (log.startOffset() > allowedStart)
+        final RecoveryReport report = log.recoveryReport();
+        // TRUNCATE_AT_CORRUPTION may drop the range below the start and restart above it (a record found there keeps
+        // its offset, issue 17): accounted for when the report names it, and no record from allowedStart is readable
+        final boolean startDropped = report.mode() == RecoveryMode.TRUNCATE_AT_CORRUPTION &&
+            log.startOffset() > allowedStart && report.droppedFromOffset() >= 0 &&
+            report.droppedFromOffset() <= allowedStart && report.droppedToOffset() >= log.startOffset();
+        if (log.startOffset() > allowedStart && !startDropped)
         {
             // the first segments are gone while a later one survived, beyond what retention dropped: a hole
             return new Outcome(Outcome.Kind.GAP, allowedStart, "the log starts at " + log.startOffset() +
                 ", above " + allowedStart + " (what retention before the crash may have dropped)");
         }
         final long end = log.endOffset();
-        if (end > run.payloads().size())
+        // after a hole in the offsets (TRUNCATE_AT_CORRUPTION goes on above every offset a dropped record may have
+        // held, issue 17) the records end at the hole's start, the reported cut
+        final long recordsEnd = end > report.cutOffset() && report.droppedToOffset() == end ? report.cutOffset() : end;
+        if (recordsEnd > run.payloads().size())
         {
-            return violation("recovered end " + end + " beyond the " + run.payloads().size() + " records appended");
+            return violation("recovered end " + recordsEnd + " beyond the " + run.payloads().size() +
+                " records appended");
         }
         long at = log.startOffset();
-        while (at < end)
+        while (at < recordsEnd)
         {
             try (RecordBatch batch = read(log, at))
             {
@@ -334,7 +345,7 @@ final class PowerLossChecker
                 return violation("the append after recovery does not read back");
             }
         }
-        return new Outcome(Outcome.Kind.OK, end, null);
+        return new Outcome(Outcome.Kind.OK, startDropped ? allowedStart : recordsEnd, null);
     }
 
     /**

@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.directlog.storage.LogConfig;
 import io.directlog.storage.RecoveryMode;
 import org.junit.jupiter.api.Test;
 
@@ -141,6 +142,30 @@ class RecoveryRulesTest
         assertFalse(new RecoveryRules(TOLERATE_TORN_TAIL).reusesFilesAsIs(true));
         assertFalse(new RecoveryRules(ABSOLUTE_CONSISTENCY).reusesFilesAsIs(false));
         assertTrue(new RecoveryRules(TRUNCATE_AT_CORRUPTION).reusesFilesAsIs(false));
+    }
+
+    @Test
+    void truncateAtCorruptionGoesOnAboveEveryOffsetADroppedRecordMayHaveHeld()
+    {
+        final RecoveryRules truncate = new RecoveryRules(TRUNCATE_AT_CORRUPTION);
+        final int size = 1 << 20;
+        // nothing dropped: at the end
+        assertEquals(500, truncate.continueAt(500, 500, -1, -1, size, -1));
+        // the checkpoint names an end above the records (a lost segment, damage below the watermark)
+        assertEquals(700, truncate.continueAt(500, 700, -1, -1, size, -1));
+        // valid records found after the cut, beyond the watermark: the checkpoint does not name them (issue 17)
+        assertEquals(900, truncate.continueAt(500, 450, 900, -1, size, -1));
+        // open-ended: the most offsets the lost segment could hold, from the highest base it can have
+        final long most = RecoveryRules.mostOffsetsIn(size);
+        assertEquals((size - 4096) / 32 * (long)Integer.MAX_VALUE, most);
+        assertEquals(800 + most, truncate.continueAt(500, 450, 600, 800, size, -1));
+        assertTrue(RecoveryRules.mostOffsetsIn(LogConfig.SEGMENT_SIZE_MAX) < 1L << 57);
+        assertEquals(Long.MAX_VALUE, truncate.continueAt(500, -1, -1, Long.MAX_VALUE - 5, size, -1), "saturates");
+        // a truncation in progress gave up the offsets from its point: never a hole past it
+        assertEquals(600, truncate.continueAt(500, 600, 900, 800, size, 600));
+        // the other modes refuse what TRUNCATE_AT_CORRUPTION drops, or cut only a torn tail: at the records' end
+        assertEquals(500, new RecoveryRules(TOLERATE_TORN_TAIL).continueAt(500, 450, 900, 800, size, -1));
+        assertEquals(500, new RecoveryRules(ABSOLUTE_CONSISTENCY).continueAt(500, 450, 900, 800, size, -1));
     }
 
     @Test
