@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -67,6 +68,72 @@ class LeaderChurnTest
                 termsBefore, termsAfter);
             assertEquals(0, changes, "leader changes on an idle cluster within " + idleMillis + " ms");
             assertEquals(termsBefore, termsAfter, "terms of an idle cluster's groups");
+        }
+    }
+
+    /** Rounds of one append per group, all groups in flight at once (what made one fsync block others). */
+    private static final int LOAD_ROUNDS = 60;
+
+    @Test
+    @Disabled("fails here (issue 22 not solved under load): with gRPC, at load average 48 on two cores (another "
+        + "cluster test running beside it), 94 leader changes in 37 s of appends and 159 of 1,140 appends failed "
+        + "(cause not analysed: Ratis logs only errors in these tests). Not yet run on a quiet machine, nor with "
+        + "the Netty transport under the same load")
+    void leadersStayWhileEveryGroupAppendsAtOnce() throws IOException
+    {
+        try (TestCluster cluster = new TestCluster(ROOT.resolve(Long.toString(System.nanoTime())), true))
+        {
+            cluster.startAll();
+            final List<List<RatisPartition>> groups = new ArrayList<>();
+            groups.add(List.of(cluster.nodes[0].partition, cluster.nodes[1].partition, cluster.nodes[2].partition));
+            for (int g = 1; g < GROUPS; g++)
+            {
+                groups.add(cluster.openPartition("orders-" + g));
+            }
+            TestCluster.await("every group led, its leader known to every replica", () ->
+                groups.stream().allMatch(LeaderChurnTest::settled));
+            final long changesBefore = leaderChanges(cluster);
+            final List<Long> termsBefore = terms(groups);
+            cluster.step("load: " + LOAD_ROUNDS + " rounds of one append per group, " + GROUPS + " in flight");
+            final long start = System.nanoTime();
+            int acked = 0;
+            int failed = 0;
+            for (int round = 0; round < LOAD_ROUNDS; round++)
+            {
+                final List<java.util.concurrent.CompletableFuture<Long>> inFlight = new ArrayList<>();
+                for (int g = 0; g < GROUPS; g++)
+                {
+                    final long id = (long)g * 1_000_000 + round;
+                    final Optional<RatisPartition> leader = groups.get(g).stream().filter(RatisPartition::isLeader)
+                        .findFirst();
+                    if (leader.isPresent())
+                    {
+                        inFlight.add(leader.get().append(TestBatches.batch(id), TestBatches.recordCount(id)));
+                    }
+                    else
+                    {
+                        failed++; // no ready leader for this group right now: an election is going on
+                    }
+                }
+                for (final java.util.concurrent.CompletableFuture<Long> append : inFlight)
+                {
+                    if (TestCluster.outcome(append).isPresent())
+                    {
+                        acked++;
+                    }
+                    else
+                    {
+                        failed++;
+                    }
+                }
+            }
+            final long loadMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            final long changes = leaderChanges(cluster) - changesBefore;
+            System.out.printf("LEADER-CHURN-LOAD groups=%d load_ms=%d appends_acked=%d failed=%d leader_changes=%d " +
+                "per_min=%.1f terms_before=%s terms_after=%s%n", GROUPS, loadMillis, acked, failed, changes,
+                changes * 60_000.0 / Math.max(1, loadMillis), termsBefore, terms(groups));
+            assertEquals(0, changes, "leader changes while every group appended, within " + loadMillis + " ms");
+            assertEquals(0, failed, "appends refused or failed without a fault");
         }
     }
 
