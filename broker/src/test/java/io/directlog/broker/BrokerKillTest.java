@@ -50,7 +50,8 @@ class BrokerKillTest
     {
     }
 
-    private static final class Child implements AutoCloseable
+    /** A broker in a child JVM ({@link ChildBroker}), killed with SIGKILL on close; also used by CreateTopicsCrashTest. */
+    static final class Child implements AutoCloseable
     {
         final Process process;
         final String bootstrap;

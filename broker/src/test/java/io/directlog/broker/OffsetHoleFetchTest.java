@@ -2,6 +2,7 @@ package io.directlog.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,8 +33,9 @@ import io.directlog.storage.RecoveryMode;
  * so the hole runs from the first lost offset to the old end and no offset is given twice. A record produced
  * afterwards takes the old end offset, and a real consumer reading from the start goes over the hole: a Fetch at
  * an offset in it returns the batch after it, whose base offset is higher (Kafka's consumers accept that, as
- * compaction makes it normal). Until that append, a consumer at the hole's start gets empty fetches: there is no
- * batch to move its position past the hole.
+ * compaction makes it normal). Before that append nothing follows the hole: a Fetch in it gets an empty batch (no
+ * records) whose last offset is the hole's end - 1, as Kafka's log cleaner leaves of a batch compacted away, and the
+ * consumer's position moves to the log end (kafka-clients and librdkafka, through kcat, both checked here).
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class OffsetHoleFetchTest
@@ -69,10 +71,15 @@ class OffsetHoleFetchTest
         }
     }
 
-    @Test
-    void aConsumerReadsOverAHoleLeftByALostMiddleSegment() throws Exception
+    /**
+     * Produces {@link #RECORDS} records into one partition, then deletes the partition log's second segment, as a
+     * lost file would: the next start recovers the records before it and goes on at the old end.
+     *
+     * @return the broker's data directory.
+     */
+    private static Path logWithLostMiddleSegment(final String name) throws Exception
     {
-        final Path dir = BrokerTestSupport.newDirectory("offset-hole");
+        final Path dir = BrokerTestSupport.newDirectory(name);
         try (KafkaBroker broker = KafkaBroker.start(config(dir, 0)))
         {
             BrokerTestSupport.createTopic(broker, TOPIC, 1, Map.of());
@@ -92,7 +99,47 @@ class OffsetHoleFetchTest
         final List<Path> segs = segments(partitionLog(dir));
         assertTrue(segs.size() >= 3, "a middle segment to lose: " + segs);
         Files.delete(segs.get(1));
+        return dir;
+    }
 
+    /**
+     * Polls until the consumer's position reaches {@code end}, bounded in polls and time.
+     *
+     * @return the offsets of the records read, in order.
+     */
+    private static List<Long> readTo(final KafkaConsumer<String, String> c, final TopicPartition tp, final long end)
+    {
+        final List<Long> offsets = new ArrayList<>();
+        final long deadline = System.nanoTime() + BrokerTestSupport.TIMEOUT.toNanos() * 2;
+        for (int polls = 0; polls < 10_000 && c.position(tp) < end; polls++)
+        {
+            assertTrue(System.nanoTime() < deadline, "the consumer stopped at " + c.position(tp) +
+                " after " + offsets.size() + " records (end " + end + ")");
+            for (final ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200)))
+            {
+                assertEquals(r.offset() + ":" + PAD, r.value(), "the record stored at " + r.offset());
+                offsets.add(r.offset());
+            }
+        }
+        assertEquals(end, c.position(tp));
+        return offsets;
+    }
+
+    /** The records read end right before a hole: 0 .. holeStart-1 in order, none twice, none missing. */
+    private static int assertDenseFromZero(final List<Long> offsets, final int count)
+    {
+        assertTrue(count > 0 && offsets.get(0) == 0L, "records before the hole: " + offsets.size());
+        for (int i = 0; i < count; i++)
+        {
+            assertEquals(i, offsets.get(i), "in order, none twice, none missing before the hole");
+        }
+        return count;
+    }
+
+    @Test
+    void aConsumerReadsOverAHoleLeftByALostMiddleSegment() throws Exception
+    {
+        final Path dir = logWithLostMiddleSegment("offset-hole");
         try (KafkaBroker broker = KafkaBroker.start(config(dir, 0)))
         {
             final TopicPartition tp = new TopicPartition(TOPIC, 0);
@@ -101,34 +148,89 @@ class OffsetHoleFetchTest
                 assertEquals(RECORDS, p.send(new ProducerRecord<>(TOPIC, 0, "after", RECORDS + ":" + PAD)).get()
                     .offset(), "appends go on at the old end: no offset is given twice");
             }
-            final List<Long> offsets = new ArrayList<>();
+            final List<Long> offsets;
             try (KafkaConsumer<String, String> c = BrokerTestSupport.consumer(broker, Map.of()))
             {
                 c.assign(List.of(tp));
                 c.seekToBeginning(List.of(tp));
                 assertEquals(RECORDS + 1, c.endOffsets(List.of(tp)).get(tp));
-                final long deadline = System.nanoTime() + BrokerTestSupport.TIMEOUT.toNanos() * 2;
-                for (int polls = 0; polls < 10_000 && c.position(tp) <= RECORDS; polls++)
-                {
-                    assertTrue(System.nanoTime() < deadline, "the consumer stopped at " + c.position(tp) +
-                        " after " + offsets.size() + " records");
-                    for (final ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200)))
-                    {
-                        assertEquals(r.offset() + ":" + PAD, r.value(), "the record stored at " + r.offset());
-                        offsets.add(r.offset());
-                    }
-                }
-                assertEquals(RECORDS + 1, c.position(tp));
+                offsets = readTo(c, tp, RECORDS + 1);
             }
             // what was read: the first segment's records 0 .. holeStart-1, then the record after the hole
-            assertEquals(0L, offsets.get(0));
-            final int holeStart = offsets.size() - 1;
-            assertTrue(holeStart > 0, "records before the hole: " + offsets.size());
-            for (int i = 0; i < holeStart; i++)
-            {
-                assertEquals(i, offsets.get(i), "in order, none twice, none missing before the hole");
-            }
+            final int holeStart = assertDenseFromZero(offsets, offsets.size() - 1);
             assertEquals(RECORDS, offsets.get(holeStart), "over the hole [" + holeStart + ", " + RECORDS + ")");
         }
+    }
+
+    /**
+     * The hole at the end of the log: nothing was produced after the restart, so no batch follows the hole. A
+     * consumer reading from the start, and one positioned inside the hole, both move to the log end (the high
+     * watermark) without a record, and read the next record produced where it lands.
+     */
+    @Test
+    void aConsumerInAHoleAtTheLogEndMovesToTheEnd() throws Exception
+    {
+        final Path dir = logWithLostMiddleSegment("offset-hole-end");
+        try (KafkaBroker broker = KafkaBroker.start(config(dir, 0)))
+        {
+            final TopicPartition tp = new TopicPartition(TOPIC, 0);
+            try (KafkaConsumer<String, String> c = BrokerTestSupport.consumer(broker, Map.of()))
+            {
+                c.assign(List.of(tp));
+                assertEquals(RECORDS, c.endOffsets(List.of(tp)).get(tp), "the log goes on at the old end");
+                c.seekToBeginning(List.of(tp));
+                final List<Long> offsets = readTo(c, tp, RECORDS);
+                assertTrue(offsets.size() < RECORDS, "the lost segment's records are not served: " + offsets.size());
+                assertDenseFromZero(offsets, offsets.size());
+
+                c.seek(tp, RECORDS - 1); // inside the hole: the lost segment's last record
+                assertEquals(List.of(), readTo(c, tp, RECORDS), "no record in the hole");
+
+                try (KafkaProducer<String, String> p = BrokerTestSupport.producer(broker, Map.of()))
+                {
+                    assertEquals(RECORDS, p.send(new ProducerRecord<>(TOPIC, 0, "after", RECORDS + ":" + PAD)).get()
+                        .offset(), "appends go on at the old end: no offset is given twice");
+                }
+                assertEquals(List.of((long)RECORDS), readTo(c, tp, RECORDS + 1), "the record after the hole");
+            }
+        }
+    }
+
+    /**
+     * librdkafka (kcat) over the hole at the log end: {@code -e} exits when the consumer reaches the high
+     * watermark, so a consumer held in the hole never exits (the bounded wait fails).
+     */
+    @Test
+    void kcatReadsToTheEndOverAHoleAtTheLogEnd() throws Exception
+    {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/kcat")), "kcat (librdkafka) is not installed");
+        final Path dir = logWithLostMiddleSegment("offset-hole-kcat");
+        try (KafkaBroker broker = KafkaBroker.start(config(dir, 0)))
+        {
+            final Path out = dir.resolve("kcat.out");
+            final Process kcat = new ProcessBuilder("/usr/bin/kcat", "-b", "127.0.0.1:" + broker.port(), "-C", "-t",
+                TOPIC, "-p", "0", "-o", "beginning", "-e", "-q", "-f", "%o\\n", "-X", "socket.timeout.ms=10000")
+                .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            try
+            {
+                assertTrue(kcat.waitFor(BrokerTestSupport.TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS),
+                    "kcat -e did not reach the end of the partition: " + tail(out));
+            }
+            finally
+            {
+                kcat.destroyForcibly();
+            }
+            assertEquals(0, kcat.exitValue(), "kcat: " + tail(out));
+            final List<Long> offsets = Files.readAllLines(out).stream().filter(l -> !l.isBlank())
+                .map(Long::parseLong).toList();
+            assertDenseFromZero(offsets, offsets.size());
+            assertTrue(offsets.size() < RECORDS, "the lost segment's records are not served: " + offsets.size());
+        }
+    }
+
+    private static String tail(final Path file) throws IOException
+    {
+        final String text = Files.exists(file) ? Files.readString(file) : "";
+        return text.length() <= 400 ? text : "..." + text.substring(text.length() - 400);
     }
 }

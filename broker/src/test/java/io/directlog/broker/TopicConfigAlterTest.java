@@ -29,8 +29,8 @@ import org.apache.kafka.common.requests.AlterConfigsResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.directlog.broker.topic.LocalPartition;
 import io.directlog.broker.topic.Partition;
+import io.directlog.broker.topic.TopicRegistry;
 import io.directlog.storage.Durability;
 import io.directlog.storage.LogConfig;
 
@@ -69,7 +69,7 @@ class TopicConfigAlterTest
     {
         for (final Partition p : broker.topics().topic("alter").partitions())
         {
-            final LogConfig c = ((LocalPartition)p).log().config();
+            final LogConfig c = TopicRegistry.localLog(p).config();
             assertEquals(retention, c.retentionTime(), p.toString());
             assertEquals(retentionBytes, c.retentionBytes(), p.toString());
             assertEquals(durability, c.durability(), p.toString());

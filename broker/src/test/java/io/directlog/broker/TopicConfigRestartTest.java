@@ -9,8 +9,8 @@ import java.util.Map;
 import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.Test;
 
-import io.directlog.broker.topic.LocalPartition;
 import io.directlog.broker.topic.Topic;
+import io.directlog.broker.topic.TopicRegistry;
 import io.directlog.storage.Durability;
 import io.directlog.storage.LogConfig;
 import io.directlog.storage.LogStore;
@@ -63,12 +63,12 @@ class TopicConfigRestartTest
         assertEquals(20000, topic.config().maxMessageBytes());
         for (int p = 0; p < 2; p++)
         {
-            final LogConfig c = ((LocalPartition)topic.partition(p)).log().config();
+            final LogConfig c = TopicRegistry.localLog(topic.partition(p)).config();
             assertEquals(Durability.MEMORY, c.durability(), "durability of partition " + p);
             assertEquals(3145728L, c.retentionBytes(), "retention.bytes of partition " + p);
             assertEquals(Duration.ofHours(1), c.retentionTime(), "retention.ms of partition " + p);
         }
-        final LogConfig plain = ((LocalPartition)broker.topics().topic("plain").partition(0)).log().config();
+        final LogConfig plain = TopicRegistry.localLog(broker.topics().topic("plain").partition(0)).config();
         assertEquals(Durability.DSYNC, plain.durability());
         assertEquals(LogConfig.RETENTION_BYTES_NONE, plain.retentionBytes());
         assertEquals(Duration.ofDays(7), plain.retentionTime());

@@ -68,15 +68,21 @@ class ApiFaultTest
             .appendTimeout(Duration.ofSeconds(5)).build();
     }
 
-    /** What a log held before a bad input: every record's offset, count and bytes. */
-    record Contents(long end, List<Long> offsets, List<Integer> counts, List<byte[]> payloads)
+    /** What a log held before a bad input: every record's offset, count and bytes from {@code from} on. */
+    record Contents(long from, long end, List<Long> offsets, List<Integer> counts, List<byte[]> payloads)
     {
         static Contents of(final Log log)
+        {
+            return from(log, -1);
+        }
+
+        /** @param from the first offset to hold, or -1 for the log's start (read first). */
+        static Contents from(final Log log, final long from)
         {
             final List<Long> offsets = new ArrayList<>();
             final List<Integer> counts = new ArrayList<>();
             final List<byte[]> payloads = new ArrayList<>();
-            long next = log.startOffset();
+            long next = from < 0 ? log.startOffset() : from;
             final long end = log.visibleEndOffset();
             while (next < end)
             {
@@ -91,12 +97,12 @@ class ApiFaultTest
                     }
                 }
             }
-            return new Contents(log.endOffset(), offsets, counts, payloads);
+            return new Contents(from, log.endOffset(), offsets, counts, payloads);
         }
 
         void assertSameAs(final Log log)
         {
-            final Contents now = of(log);
+            final Contents now = from(log, from);
             assertEquals(end, now.end, "end offset changed");
             assertEquals(offsets, now.offsets);
             assertEquals(counts, now.counts);
@@ -256,10 +262,18 @@ class ApiFaultTest
             }
             // retention runs on the syncer's tick (every 50 ms here): a generous deadline, then the test fails
             IoErrorFaultTest.awaitTrue(() -> log.startOffset() > 0, 60_000);
+            // DIRECT records become visible within a sync interval: all of them before the snapshot below
+            IoErrorFaultTest.awaitTrue(() -> log.visibleEndOffset() == log.endOffset(), 60_000);
             final long start = log.startOffset();
+            // retention goes on ticking (each sync moves the watermark, and with it what retention may drop), so
+            // the records held unchanged are the newest 20: far fewer than the two segments retention keeps
+            final Contents before = Contents.from(log, log.endOffset() - 20);
+            INJECTED.incrementAndGet();
             final OffsetOutOfRangeException e =
-                rejects(log, OffsetOutOfRangeException.class, "below start", () -> log.read(start - 1, 100));
-            // retention goes on ticking: the exception names the start as it was at the read, at or after start
+                assertThrows(OffsetOutOfRangeException.class, () -> log.read(start - 1, 100), "below start");
+            before.assertSameAs(log);
+            DETECTED.incrementAndGet();
+            // the exception names the start as it was at the read: at or after the one read before it
             assertTrue(e.startOffset() >= start && e.startOffset() <= log.startOffset(),
                 "valid range starts at " + e.startOffset() + ", start was " + start + " before the read");
             assertEquals(start - 1, e.offset());
@@ -839,7 +853,7 @@ class ApiFaultTest
             }
             // reads go on; the failed append had taken offset 20 in the page (endOffset says 21) but is not visible
             assertEquals(before.offsets().size(), log.visibleEndOffset());
-            new Contents(log.endOffset(), before.offsets(), before.counts(), before.payloads()).assertSameAs(log);
+            new Contents(before.from(), log.endOffset(), before.offsets(), before.counts(), before.payloads()).assertSameAs(log);
         }
         CASES.incrementAndGet();
     }

@@ -7,13 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -45,48 +40,6 @@ class CloseOnFullFilesystemTest
             .memoryBudget(16L << 20).blockIo(io).build());
     }
 
-    private static List<String> warnings(final Runnable action)
-    {
-        final List<String> seen = new ArrayList<>();
-        final Logger jul = Logger.getLogger(""); // the root: System.Logger hands records to JUL loggers it makes itself
-        final Handler h = new Handler()
-        {
-            @Override
-            public void publish(final LogRecord r)
-            {
-                if (r.getLevel().intValue() >= Level.WARNING.intValue())
-                {
-                    seen.add(r.getMessage());
-                }
-            }
-
-            @Override
-            public void flush()
-            {
-            }
-
-            @Override
-            public void close()
-            {
-            }
-        };
-        // Another suite in the same JVM may have quieted the engine's loggers: let WARNING through while this runs.
-        final Logger engine = Logger.getLogger("io.directlog");
-        final Level engineLevel = engine.getLevel();
-        engine.setLevel(Level.WARNING);
-        jul.addHandler(h);
-        try
-        {
-            action.run();
-        }
-        finally
-        {
-            jul.removeHandler(h);
-            engine.setLevel(engineLevel);
-        }
-        return seen;
-    }
-
     @Test
     void aCloseWhoseIndexWriteGetsEnospcStillRecordsACleanShutdownAndWarns() throws Exception
     {
@@ -94,7 +47,7 @@ class CloseOnFullFilesystemTest
         RecoveryTest.append(store.log("a"), 0, 200);
         io.failFrom(ErrorInjectingBlockIo.Op.WRITE, Errno.ENOSPC, ErrorInjectingBlockIo.named(".idx.tmp"));
         io.failFrom(ErrorInjectingBlockIo.Op.ALLOCATE, Errno.ENOSPC, ErrorInjectingBlockIo.named(".idx.tmp"));
-        final List<String> seen = warnings(store::close);
+        final List<String> seen = TestWarnings.during(store::close);
         assertTrue(seen.stream().anyMatch(m -> m.contains("could not be written at close")), "a WARNING: " + seen);
         final long[] cp = StoreFiles.checkpoint(dir.resolve("a"));
         assertEquals(1, cp[4] & 1, "the clean shutdown is recorded");
@@ -113,7 +66,7 @@ class CloseOnFullFilesystemTest
         RecoveryTest.append(store.log("a"), 0, 50);
         io.failFrom(ErrorInjectingBlockIo.Op.WRITE, Errno.EIO, ErrorInjectingBlockIo.named("checkpoint"));
         final Log log = store.log("a");
-        final List<String> seen = warnings(() -> assertThrows(StorageException.class, log::close));
+        final List<String> seen = TestWarnings.during(() -> assertThrows(StorageException.class, log::close));
         assertTrue(seen.stream().anyMatch(m -> m.contains("could not record a clean shutdown")), "a WARNING: " + seen);
         store.close(); // the store closes; that log's failure was thrown by its own close and logged
         try (LogStore again = LogStore.open(RecoveryTest.config(dir, RecoveryMode.TOLERATE_TORN_TAIL)))

@@ -117,4 +117,52 @@ class ReaderVisibilityTest
             assertEquals(2, log.visibleEndOffset(), "a DSYNC write makes every earlier record durable and visible");
         }
     }
+
+    /**
+     * A tailing reader of a DSYNC log waits about one device write for MEMORY appends, not a flush interval: with
+     * {@code flushInterval} an hour and {@code flushBytes} far above what the test appends, only the waiting
+     * reader's demand gets the records written. The reader waits first; the appends go on (bounded) until it
+     * returns, since the writer sees the demand at the duty cycle of an append made after it.
+     */
+    @Test
+    void aWaitingReaderGetsMemoryAppendsWrittenWithoutWaitingForTheFlushInterval() throws Exception
+    {
+        // one 16 MiB segment from the start: no roll (which writes) within what the test appends
+        final LogConfig config = TestStores.log(Durability.DSYNC).segmentSize(16 << 20).initialSegmentSize(16 << 20)
+            .syncInterval(SYNC_INTERVAL).flushInterval(Duration.ofHours(1)).flushBytes(8 << 20).build();
+        try (LogStore store = LogStore.open(TestStores.store(TestDirs.create("visibility-tail"), config).build()))
+        {
+            final Log log = store.log("a");
+            final java.util.concurrent.CompletableFuture<Boolean> seen = java.util.concurrent.CompletableFuture
+                .supplyAsync(() ->
+                {
+                    try
+                    {
+                        return log.awaitAppend(0, Duration.ofSeconds(60));
+                    }
+                    catch (final InterruptedException e)
+                    {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                });
+            int appended = 0;
+            while (!seen.isDone() && appended < 20_000)
+            {
+                log.append(bytes("memory-" + appended), Durability.MEMORY).get(10, TimeUnit.SECONDS);
+                appended++;
+                try
+                {
+                    seen.get(1, TimeUnit.MILLISECONDS);
+                }
+                catch (final java.util.concurrent.TimeoutException notYet)
+                {
+                    // the reader may not wait yet: append again
+                }
+            }
+            assertTrue(seen.get(60, TimeUnit.SECONDS), "the waiting reader did not see offset 0 after " + appended +
+                " MEMORY appends (flushInterval 1 h, flushBytes 8 MiB, no roll): visibleEndOffset=" + log.visibleEndOffset());
+            assertTrue(log.visibleEndOffset() > 0);
+        }
+    }
 }

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.Iterator;
 
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.BaseRecords;
 import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
@@ -240,6 +241,34 @@ public final class KafkaRecords
     public static BaseRecords readable(final ByteBuffer batches)
     {
         return MemoryRecords.readableRecords(batches);
+    }
+
+    /**
+     * A batch with no records that covers {@code [baseOffset, lastOffset]}: what Kafka's log cleaner keeps of a
+     * batch whose every record was compacted away (its header still carries the last offset). Clients move their
+     * fetch position past it to {@code lastOffset + 1} (kafka-clients' CompletedFetch takes the batch's next
+     * offset, librdkafka its LastOffset + 1) and hand no record to the application, so it moves a consumer over
+     * offsets no record holds.
+     *
+     * @param baseOffset  the first offset covered.
+     * @param lastOffset  the last offset covered, at most {@code baseOffset + Integer.MAX_VALUE} (the header holds
+     *                    the difference in an int).
+     * @param leaderEpoch the partition leader epoch to stamp.
+     * @return the batch's bytes, {@link #BATCH_HEADER_LENGTH} of them, with a valid CRC.
+     * @throws IllegalArgumentException when the range is empty, negative or wider than an int delta.
+     */
+    public static ByteBuffer emptyBatch(final long baseOffset, final long lastOffset, final int leaderEpoch)
+    {
+        if (baseOffset < 0 || lastOffset < baseOffset || lastOffset - baseOffset > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("an empty batch cannot cover offsets [" + baseOffset + ", " +
+                lastOffset + "]");
+        }
+        final ByteBuffer out = ByteBuffer.allocate(BATCH_HEADER_LENGTH);
+        DefaultRecordBatch.writeEmptyHeader(out, RecordBatch.MAGIC_VALUE_V2, RecordBatch.NO_PRODUCER_ID,
+            RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE, baseOffset, lastOffset, leaderEpoch,
+            TimestampType.CREATE_TIME, RecordBatch.NO_TIMESTAMP, false, false);
+        return out.flip();
     }
 
     /** @return no records, for a partition with nothing to send. */

@@ -230,18 +230,25 @@ public final class LocalPartition implements Partition
      *
      * @param offset   where to start; within [log start, high watermark].
      * @param maxBytes the budget; the first batch is returned even if larger (KIP-74).
-     * @return the batches back to back, empty when {@code offset} is the high watermark; the caller releases it.
+     * @return the batches back to back, empty when {@code offset} is the high watermark, one empty batch over
+     *         the offsets when no record follows {@code offset} below it ({@link #overHole}); the caller releases it.
      */
     @Override
     public PinnedRecords read(final long offset, final int maxBytes)
     {
-        if (offset >= log.visibleEndOffset())
+        final long hw = log.visibleEndOffset();
+        if (offset >= hw)
         {
             return new PinnedRecords(List.of(), () -> { });
         }
         final RecordBatch batch = log.read(offset, Math.max(1, maxBytes));
         try
         {
+            if (batch.isEmpty())
+            {
+                batch.close();
+                return overHole(offset, Math.min(batch.nextOffset(), hw));
+            }
             final List<ByteBuffer> views = new ArrayList<>();
             int total = 0;
             for (final Record r : batch)
@@ -260,6 +267,28 @@ public final class LocalPartition implements Partition
             batch.close();
             throw e;
         }
+    }
+
+    /**
+     * What a Fetch at {@code offset} gets when no record follows it below the high watermark: the offsets up to
+     * the engine's next offset belong to no record (a hole a TRUNCATE_AT_CORRUPTION recovery or a truncation left
+     * at the log end, see {@link Log#read}). Without a batch the consumer's position would stay in the hole until
+     * the next append, however many times it fetched; an empty batch over the hole moves it to the hole's end, as
+     * the empty batches Kafka's log cleaner leaves move it over compacted offsets.
+     *
+     * @param offset where the fetch starts.
+     * @param next   where the engine says the next record can be, capped at the high watermark.
+     * @return the empty batch over {@code [offset, next)} (over its first 2^31 offsets when longer: the next fetch
+     *         goes on), or nothing when {@code next} does not move past {@code offset}.
+     */
+    private static PinnedRecords overHole(final long offset, final long next)
+    {
+        if (next <= offset)
+        {
+            return new PinnedRecords(List.of(), () -> { });
+        }
+        final long last = Math.min(next - 1, offset + Integer.MAX_VALUE);
+        return new PinnedRecords(List.of(KafkaRecords.emptyBatch(offset, last, LEADER_EPOCH)), () -> { });
     }
 
     /** A ByteBuffer over a record's payload, valid while its batch is open; a copy only if no Java object holds it. */

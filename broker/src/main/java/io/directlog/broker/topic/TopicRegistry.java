@@ -88,6 +88,31 @@ public final class TopicRegistry implements AutoCloseable
             }
             return partitions;
         }
+
+        /**
+         * Opens partitions of a new topic (or new partitions of a topic) whose metadata event is already durable,
+         * as {@link #openAll}, but may return before their logs exist: partitions that are empty until then, that
+         * queue appends, and that become the opened partitions (Kafka's controller, too, answers CreateTopics once
+         * the topic is committed and leaves log creation to the brokers). Synchronous unless the opener can do
+         * better.
+         *
+         * @param topic    the topic's name.
+         * @param id       the topic's id.
+         * @param first    the first partition's number.
+         * @param logNames the partitions' logs, in partition order.
+         * @param config   the partitions' log settings.
+         * @return the partitions, in order.
+         */
+        default List<Partition> openAllLater(final String topic, final Uuid id, final int first,
+            final List<String> logNames, final LogConfig config)
+        {
+            return openAll(topic, id, first, logNames, config);
+        }
+
+        /** Waits for the partitions still being opened in the background, if any; the store closes after. */
+        default void close()
+        {
+        }
     }
 
     private final LogStore store;
@@ -173,14 +198,21 @@ public final class TopicRegistry implements AutoCloseable
         {
             @SuppressWarnings("unchecked")
             final Map<String, String> configs = (Map<String, String>)e.getValue()[2];
-            open(e.getKey(), (Uuid)e.getValue()[0], (Integer)e.getValue()[1], TopicConfig.of(configs, defaults));
+            open(e.getKey(), (Uuid)e.getValue()[0], (Integer)e.getValue()[1], TopicConfig.of(configs, defaults), false);
         }
     }
 
-    private Topic open(final String name, final Uuid id, final int partitionCount, final TopicConfig config)
+    /**
+     * @param later true for a topic just created: its logs may be created after this returns
+     *              ({@link PartitionOpener#openAllLater}); false at start, where every partition is opened here.
+     */
+    private Topic open(final String name, final Uuid id, final int partitionCount, final TopicConfig config,
+        final boolean later)
     {
         final LogConfig logConfig = config.logConfig(store.config().defaultLogConfig());
-        final List<Partition> partitions = opener.openAll(name, id, 0, logNames(id, 0, partitionCount), logConfig);
+        final List<String> logs = logNames(id, 0, partitionCount);
+        final List<Partition> partitions = later ? opener.openAllLater(name, id, 0, logs, logConfig) :
+            opener.openAll(name, id, 0, logs, logConfig);
         final Topic topic = new Topic(name, id, Collections.unmodifiableList(partitions), config);
         byName.put(name, topic);
         byId.put(id, topic);
@@ -194,12 +226,24 @@ public final class TopicRegistry implements AutoCloseable
         return new Uuid(u.getMostSignificantBits(), u.getLeastSignificantBits());
     }
 
-    /** The single-node log of a partition; replicated partitions are not reconfigured or deleted here yet. */
-    private static Log localLog(final Partition p)
+    /**
+     * The DirectLog log of a single-node partition, once it is created (a partition of a topic just created waits
+     * for its log); replicated partitions are not reconfigured or deleted here yet.
+     *
+     * @param p a partition of this registry.
+     * @return its log.
+     * @throws org.apache.kafka.common.errors.PolicyViolationException for a replicated partition.
+     * @throws org.apache.kafka.common.errors.KafkaStorageException    when its log could not be created.
+     */
+    public static Log localLog(final Partition p)
     {
         if (p instanceof LocalPartition local)
         {
             return local.log();
+        }
+        if (p instanceof OpeningPartition opening)
+        {
+            return opening.awaitOpen().log(); // a topic changed or deleted while its logs are created: after them
         }
         throw new org.apache.kafka.common.errors.PolicyViolationException("partition " + p + " is replicated: " +
             "its configs and deletion need the " +
@@ -264,7 +308,9 @@ public final class TopicRegistry implements AutoCloseable
     }
 
     /**
-     * Creates a topic durably.
+     * Creates a topic durably: when this returns its metadata event is durable, so the topic survives a crash;
+     * its partition logs may still be being created ({@link PartitionOpener#openAllLater}), and a start after a
+     * crash creates those that are missing.
      *
      * @param name       the name.
      * @param partitions how many partitions (at least 1).
@@ -295,7 +341,7 @@ public final class TopicRegistry implements AutoCloseable
         }
         final Uuid id = nameBasedIds ? nameBasedId(name) : Uuid.randomUuid();
         writeTopic(name, id, partitions, config);
-        return open(name, id, partitions, config);
+        return open(name, id, partitions, config, true);
     }
 
     /**
@@ -330,7 +376,7 @@ public final class TopicRegistry implements AutoCloseable
         writeTopic(name, topic.id(), count, topic.config());
         final LogConfig logConfig = topic.config().logConfig(store.config().defaultLogConfig());
         final List<Partition> partitions = new ArrayList<>(topic.partitions());
-        partitions.addAll(opener.openAll(name, topic.id(), partitions.size(),
+        partitions.addAll(opener.openAllLater(name, topic.id(), partitions.size(),
             logNames(topic.id(), partitions.size(), count), logConfig));
         final Topic grown = new Topic(name, topic.id(), Collections.unmodifiableList(partitions), topic.config());
         byName.put(name, grown);
@@ -472,6 +518,7 @@ public final class TopicRegistry implements AutoCloseable
     @Override
     public void close()
     {
+        opener.close();
         byName.clear();
         byId.clear();
     }

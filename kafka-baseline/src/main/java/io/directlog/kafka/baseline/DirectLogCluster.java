@@ -24,7 +24,7 @@ import java.util.Set;
  * <p>
  * Thread-safe: {@link #close()} may race with the members' shutdown hooks.
  */
-public final class DirectLogCluster implements BrokerUnderTest
+public final class DirectLogCluster extends ChildCluster
 {
     /**
      * How long the nodes may take to listen. Each opens one Raft group and one log per partition before it binds its
@@ -34,18 +34,10 @@ public final class DirectLogCluster implements BrokerUnderTest
     private static final Duration START_TIMEOUT = Duration.ofMinutes(5);
     private static final Duration STOP_GRACE = Duration.ofSeconds(30);
 
-    private final List<ChildProcess> members;
-    private final Path deleteOnClose;
-    private final Path dataDir;
-    private final String bootstrap;
-
     private DirectLogCluster(final List<ChildProcess> members, final Path deleteOnClose, final Path dataDir,
-        final String bootstrap)
+        final int[] kafkaPorts)
     {
-        this.members = List.copyOf(members);
-        this.deleteOnClose = deleteOnClose;
-        this.dataDir = dataDir;
-        this.bootstrap = bootstrap;
+        super(members, deleteOnClose, dataDir, kafkaPorts);
     }
 
     /**
@@ -104,12 +96,7 @@ public final class DirectLogCluster implements BrokerUnderTest
             ex.addSuppressed(new IOException("data directory kept for inspection: " + dataDir));
             throw ex;
         }
-        final List<String> bootstrap = new ArrayList<>();
-        for (final int port : kafkaPorts)
-        {
-            bootstrap.add("127.0.0.1:" + port);
-        }
-        return new DirectLogCluster(members, parent == null ? dataDir : null, dataDir, String.join(",", bootstrap));
+        return new DirectLogCluster(members, parent == null ? dataDir : null, dataDir, kafkaPorts);
     }
 
     private static Path logFile(final Path dataDir, final int index)
@@ -144,49 +131,10 @@ public final class DirectLogCluster implements BrokerUnderTest
         }
     }
 
-    private static int distinctFreePort(final Set<Integer> taken) throws IOException
-    {
-        int port = KafkaNode.freeLoopbackPort();
-        while (!taken.add(port))
-        {
-            port = KafkaNode.freeLoopbackPort();
-        }
-        return port;
-    }
-
-    @Override
-    public String bootstrap()
-    {
-        return bootstrap;
-    }
-
-    /** @return every node's process id, in node-id order, for measuring their CPU. */
-    public List<Long> pids()
-    {
-        return members.stream().map(ChildProcess::pid).toList();
-    }
-
-    /** @return the parent of the nodes' directories and output files. */
-    public Path dataDir()
-    {
-        return dataDir;
-    }
-
-    /** Stops every node at once, then deletes the data directory if it was made here. Idempotent. */
-    @Override
-    public void close()
-    {
-        ChildProcess.stopAll(members);
-        if (deleteOnClose != null)
-        {
-            ChildProcess.deleteRecursively(deleteOnClose);
-        }
-    }
-
     @Override
     public String toString()
     {
-        return "DirectLog's broker, " + members.size() + " nodes at " + bootstrap + " (pids " + pids() + ", " +
-            dataDir + ")";
+        return "DirectLog's broker, " + size() + " nodes at " + bootstrap() + " (pids " + pids() + ", " +
+            dataDir() + ")";
     }
 }

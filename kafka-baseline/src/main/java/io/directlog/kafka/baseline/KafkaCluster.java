@@ -24,21 +24,14 @@ import java.util.concurrent.Future;
  *
  * <p>Thread-safe: {@link #close()} may race with the members' shutdown hooks.
  */
-public final class KafkaCluster implements BrokerUnderTest
+public final class KafkaCluster extends ChildCluster
 {
-    private final List<ChildProcess> members;
-    private final Path deleteOnClose;
-    private final Path dataDir;
-    private final String bootstrap;
     private final String version;
 
     private KafkaCluster(final List<ChildProcess> members, final Path deleteOnClose, final Path dataDir,
-        final String bootstrap, final String version)
+        final int[] clientPorts, final String version)
     {
-        this.members = List.copyOf(members);
-        this.deleteOnClose = deleteOnClose;
-        this.dataDir = dataDir;
-        this.bootstrap = bootstrap;
+        super(members, deleteOnClose, dataDir, clientPorts);
         this.version = version;
     }
 
@@ -95,13 +88,7 @@ public final class KafkaCluster implements BrokerUnderTest
                 version = KafkaNode.awaitStarted(members.get(i), properties.get(i).getParent().resolve("kafka.log"),
                     clientPorts[i], KafkaNode.startTimeout(config));
             }
-            final List<String> bootstrap = new ArrayList<>();
-            for (final int port : clientPorts)
-            {
-                bootstrap.add("127.0.0.1:" + port);
-            }
-            return new KafkaCluster(members, madeDataDir ? dataDir : null, dataDir, String.join(",", bootstrap),
-                version);
+            return new KafkaCluster(members, madeDataDir ? dataDir : null, dataDir, clientPorts, version);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -163,52 +150,10 @@ public final class KafkaCluster implements BrokerUnderTest
         }
     }
 
-    private static int distinctFreePort(final Set<Integer> taken) throws IOException
-    {
-        int port = KafkaNode.freeLoopbackPort();
-        while (!taken.add(port))
-        {
-            port = KafkaNode.freeLoopbackPort();
-        }
-        return port;
-    }
-
-    @Override
-    public String bootstrap()
-    {
-        return bootstrap;
-    }
-
-    /** @return every member's process id, in node-id order, for measuring their CPU. */
-    public List<Long> pids()
-    {
-        return members.stream().map(ChildProcess::pid).toList();
-    }
-
-    /** @return the parent of the members' directories ({@code node-N/}, each with its log {@code kafka.log}). */
-    public Path dataDir()
-    {
-        return dataDir;
-    }
-
-    /**
-     * Stops every member at once (one after the other, the last ones would wait out their grace: a broker's clean
-     * shutdown needs a controller quorum), then deletes the data directory if it was made here. Idempotent.
-     */
-    @Override
-    public void close()
-    {
-        ChildProcess.stopAll(members);
-        if (deleteOnClose != null)
-        {
-            ChildProcess.deleteRecursively(deleteOnClose);
-        }
-    }
-
     @Override
     public String toString()
     {
-        return "Apache Kafka " + version + ", " + members.size() + " nodes at " + bootstrap + " (pids " + pids() +
-            ", " + dataDir + ")";
+        return "Apache Kafka " + version + ", " + size() + " nodes at " + bootstrap() + " (pids " + pids() +
+            ", " + dataDir() + ")";
     }
 }

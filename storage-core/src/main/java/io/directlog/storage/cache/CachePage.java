@@ -134,7 +134,22 @@ public final class CachePage
      */
     public void startLoading()
     {
-        loadedEnd = 0;
+        startLoading(0);
+    }
+
+    /**
+     * Marks the page as being read in from {@code from} by a progressive page-in, before it is published: the bytes
+     * below {@code from} are never loaded (readers go to disk for them, see {@link #validFrom(int)}).
+     *
+     * @param from the first byte the page-in reads, a multiple of the alignment.
+     */
+    public void startLoading(final int from)
+    {
+        if (from > 0)
+        {
+            validFrom(from);
+        }
+        loadedEnd = from;
     }
 
     /** @return bytes below this position are loaded; {@link Integer#MAX_VALUE} when all are. */

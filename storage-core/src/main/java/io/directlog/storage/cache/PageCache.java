@@ -30,6 +30,8 @@ public final class PageCache
     private final LongAdder pageIns = new LongAdder();
     private final LongAdder evictions = new LongAdder();
     private final LongAdder bytesReadFromDisk = new LongAdder();
+    /** Times a thread that needed memory (a writer, mostly) parked because readers' pins held what it could evict. */
+    private final LongAdder pinWaits = new LongAdder();
 
     /**
      * @param pool   the memory budget.
@@ -214,6 +216,7 @@ public final class PageCache
         {
             return false;
         }
+        pinWaits.increment();
         LockSupport.parkNanos(PIN_WAIT_PARK_NANOS);
         return true;
     }
@@ -241,6 +244,27 @@ public final class PageCache
     private static final long PIN_WAIT_NANOS =
         Long.getLong("directlog.cache.pinWaitMillis", 1000) * 1_000_000L;
 
+    /**
+     * The share of the budget (percent) that pages readers hold pinned may reach through page-ins: the rest stays
+     * for write pages and pages the writer may evict (issue 21: the write page wins over readers). Pins on pages
+     * already resident are not refused, so this bounds what page-ins add, not every pin.
+     */
+    private static final long READ_PIN_SHARE_PERCENT = Long.getLong("directlog.cache.readPinSharePercent", 50);
+
+    /** @return bytes of read-only pages some reader (or a page-in in progress) holds pinned now. */
+    private long pinnedReadOnlyBytes()
+    {
+        long bytes = 0;
+        for (final CachePage page : resident)
+        {
+            if (!page.writable() && page.pinCount() > 0)
+            {
+                bytes += page.memory().size();
+            }
+        }
+        return bytes;
+    }
+
     private boolean anyPinnedReadOnly()
     {
         for (final CachePage page : resident)
@@ -264,6 +288,14 @@ public final class PageCache
      */
     public CachePage tryAcquireForPageIn(final CacheOwner owner, final int size)
     {
+        final long pinned = pinnedReadOnlyBytes();
+        if (pinned > 0 && pinned + size > pool.budget() * READ_PIN_SHARE_PERCENT / 100)
+        {
+            // readers hold their share of the budget already: more would leave the writer only pinned pages to
+            // evict (it would wait for pins, then fail its append); this read goes to disk into its own buffer.
+            // The first pinned page is always allowed, so a budget of a segment or two still caches reads
+            return null;
+        }
         final long candidate = candidateValue(owner);
         final PageMemory[] evicted = new PageMemory[1];
         while (true)
@@ -418,6 +450,12 @@ public final class PageCache
     public void onPageInBytes(final long bytes)
     {
         bytesReadFromDisk.add(bytes);
+    }
+
+    /** @return times a thread that needed memory parked for readers' pins to go (each park is ~20 us or more). */
+    public long pinWaits()
+    {
+        return pinWaits.sum();
     }
 
     /** @return the counters now. */

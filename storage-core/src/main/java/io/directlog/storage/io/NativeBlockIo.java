@@ -11,14 +11,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import io.directlog.nativeio.DsyncWrites;
-import io.directlog.nativeio.FallocateMode;
 import io.directlog.nativeio.NativeFile;
 import io.directlog.nativeio.NativeFileSystem;
 import io.directlog.nativeio.OpenFlags;
 import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.spi.FileMode;
-import org.agrona.BufferUtil;
 
 /**
  * O_DIRECT I/O through storage-native: writes go from the page memory itself to the device, with no copy and
@@ -167,16 +165,15 @@ public final class NativeBlockIo implements BlockIo
         return flushDomains.of(dir);
     }
 
-    private static final class NativeBlockFile implements BlockFile
+    private static final class NativeBlockFile extends NativeFileHandle
     {
-        private final NativeFile file;
         /** This handle and the {@link NativeDsyncView}s sharing its descriptor: closed when all are. */
         private final AtomicInteger holders = new AtomicInteger(1);
         private final AtomicBoolean closed = new AtomicBoolean();
 
         NativeBlockFile(final NativeFile file)
         {
-            this.file = file;
+            super(file);
         }
 
         /** @return false once the descriptor is closed: it cannot be shared any more. */
@@ -205,49 +202,10 @@ public final class NativeBlockIo implements BlockIo
         }
 
         @Override
-        public Path path()
-        {
-            return file.path();
-        }
-
-        @Override
         public void write(final ByteBuffer source, final int index, final int length, final long position)
             throws IOException
         {
-            checkBounds(source, index, length);
-            file.writeFully(BufferUtil.address(source) + index, length, position);
-        }
-
-        @Override
-        public int read(final ByteBuffer target, final int index, final int length, final long position)
-            throws IOException
-        {
-            checkBounds(target, index, length);
-            return (int)file.readFully(BufferUtil.address(target) + index, length, position);
-        }
-
-        @Override
-        public void datasync() throws IOException
-        {
-            file.datasync();
-        }
-
-        @Override
-        public void allocate(final long length) throws IOException
-        {
-            file.fallocate(FallocateMode.DEFAULT, 0, length);
-        }
-
-        @Override
-        public long size() throws IOException
-        {
-            return file.size();
-        }
-
-        @Override
-        public void truncate(final long length) throws IOException
-        {
-            file.truncate(length);
+            file.writeFully(address(source, index, length), length, position);
         }
 
         @Override
@@ -256,15 +214,6 @@ public final class NativeBlockIo implements BlockIo
             if (closed.compareAndSet(false, true))
             {
                 release();
-            }
-        }
-
-        private static void checkBounds(final ByteBuffer buffer, final int index, final int length)
-        {
-            if (!buffer.isDirect() || index < 0 || length < 0 || (long)index + length > buffer.capacity())
-            {
-                throw new IndexOutOfBoundsException("index=" + index + " length=" + length + " outside a " +
-                    (buffer.isDirect() ? "direct" : "heap") + " buffer of capacity " + buffer.capacity());
             }
         }
     }

@@ -2,16 +2,12 @@ package io.directlog.storage.io;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.directlog.nativeio.DsyncWrites;
-import io.directlog.nativeio.FallocateMode;
 import io.directlog.nativeio.NativeFile;
 import io.directlog.nativeio.NativeIoException;
 import io.directlog.nativeio.OpenFlags;
-import io.directlog.storage.spi.BlockFile;
-import org.agrona.BufferUtil;
 
 /**
  * The O_DSYNC handle of a segment on the descriptor its O_DIRECT handle holds: writes go through
@@ -24,7 +20,7 @@ import org.agrona.BufferUtil;
  * <p>
  * Thread-safe.
  */
-final class NativeDsyncView implements BlockFile
+final class NativeDsyncView extends NativeFileHandle
 {
     /** Releases this view's hold on the shared descriptor. */
     interface Release
@@ -32,7 +28,6 @@ final class NativeDsyncView implements BlockFile
         void release() throws IOException;
     }
 
-    private final NativeFile file;
     private final Release release;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The O_DSYNC descriptor of a kernel without RWF_DSYNC, opened at the first write. */
@@ -40,26 +35,15 @@ final class NativeDsyncView implements BlockFile
 
     NativeDsyncView(final NativeFile file, final Release release)
     {
-        this.file = file;
+        super(file);
         this.release = release;
-    }
-
-    @Override
-    public Path path()
-    {
-        return file.path();
     }
 
     @Override
     public void write(final ByteBuffer source, final int index, final int length, final long position)
         throws IOException
     {
-        if (!source.isDirect() || index < 0 || length < 0 || (long)index + length > source.capacity())
-        {
-            throw new IndexOutOfBoundsException("index=" + index + " length=" + length + " outside a buffer of " +
-                "capacity " + source.capacity() + (source.isDirect() ? "" : " (not direct)"));
-        }
-        final long address = BufferUtil.address(source) + index;
+        final long address = address(source, index, length);
         NativeFile own = fallback;
         if (own == null)
         {
@@ -92,42 +76,6 @@ final class NativeDsyncView implements BlockFile
                 OpenFlags.DSYNC, 0644);
         }
         return fallback;
-    }
-
-    @Override
-    public int read(final ByteBuffer target, final int index, final int length, final long position)
-        throws IOException
-    {
-        if (!target.isDirect() || index < 0 || length < 0 || (long)index + length > target.capacity())
-        {
-            throw new IndexOutOfBoundsException("index=" + index + " length=" + length + " outside a buffer of " +
-                "capacity " + target.capacity());
-        }
-        return (int)file.readFully(BufferUtil.address(target) + index, length, position);
-    }
-
-    @Override
-    public void datasync() throws IOException
-    {
-        file.datasync();
-    }
-
-    @Override
-    public void allocate(final long length) throws IOException
-    {
-        file.fallocate(FallocateMode.DEFAULT, 0, length);
-    }
-
-    @Override
-    public long size() throws IOException
-    {
-        return file.size();
-    }
-
-    @Override
-    public void truncate(final long length) throws IOException
-    {
-        file.truncate(length);
     }
 
     @Override

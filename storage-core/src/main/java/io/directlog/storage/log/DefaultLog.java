@@ -92,7 +92,6 @@ public final class DefaultLog implements Log, WriterClient
         this.readPath = new ReadPath(view, context, indexes);
         appender.startWith(recovered.tail());
         this.recoveryReport = recovered.report();
-        recovered.recycled().forEach(spares::offerRecycled);
         recovered.spares().forEach(spares::addRecovered);
         checkpoint.segmentList(segments::all);
         this.syncer = new LogSyncer(parts, appender, indexes);
@@ -121,14 +120,15 @@ public final class DefaultLog implements Log, WriterClient
     public static DefaultLog open(final String name, final Path dir, final LogContext context, final LogConfig config)
         throws IOException
     {
-        final DefaultLog log = new DefaultLog(name, dir, context, new LogLoader(name, dir, context, config).load());
+        final RecoveredLog found = new LogLoader(name, dir, context, config).load();
+        final DefaultLog log = new DefaultLog(name, dir, context, found);
         try
         {
-            log.start();
+            log.start(found);
         }
         catch (final IOException | RuntimeException e)
         {
-            log.close();
+            closeAfterFailedStart(log, e);
             throw e;
         }
         return log;
@@ -152,23 +152,38 @@ public final class DefaultLog implements Log, WriterClient
         final DefaultLog log = new DefaultLog(name, dir, context, found);
         try
         {
-            log.start();
+            log.start(found);
         }
         catch (final IOException | RuntimeException e)
         {
-            log.close();
+            closeAfterFailedStart(log, e);
             throw e;
         }
         return log;
+    }
+
+    /** Closes a log whose start failed; what the close throws goes with the start's failure, not in its place. */
+    private static void closeAfterFailedStart(final DefaultLog log, final Exception failure)
+    {
+        try
+        {
+            log.close();
+        }
+        catch (final RuntimeException closeFailure)
+        {
+            failure.addSuppressed(closeFailure);
+        }
     }
 
     /**
      * Makes the watermark durable as not clean (a crash from now on must be recovered) and registers with the
      * preparer.
      */
-    private void start() throws IOException
+    private void start(final RecoveredLog recovered) throws IOException
     {
         checkpoint.write(parts.watermark().get(), 0);
+        // only now, with a checkpoint naming the list without them, may the files recovery gave up lose their names
+        spares.retireFromOpen(recovered.recycled(), recovered.deleted());
         context.preparer().register(spares);
     }
 

@@ -94,7 +94,7 @@ final class KnownLogLoader
             final long start = segments.isEmpty() ? facts.endOffset() : segments.get(0).baseOffset();
             final long nextSequence = files.isEmpty() ? 0 : files.lastKey() + 1;
             return new RecoveredLog(meta, effective, host, checkpoint, List.copyOf(segments), start, tail,
-                nextSequence, spares, List.of(), new RecoveryReport(context.recoveryMode(), true, 0, -1,
+                nextSequence, spares, List.of(), List.of(), new RecoveryReport(context.recoveryMode(), true, 0, -1,
                 facts.endOffset(), 0, false, 0, 0, 0, millis));
         }
         catch (final IOException | RuntimeException e)

@@ -285,8 +285,11 @@ final class LogAppender
             acknowledge();
         }
         final LogConfig current = config.get();
+        // a reader waiting in a DSYNC log: write now (with O_DSYNC, see dsyncDue) rather than at flushBytes or
+        // flushInterval; group commit batches what was copied meanwhile, so the lag is about one device write
         if (acks.durable() > 0 || writePosition - flushedPosition >= current.flushBytes() ||
-            nowNanos - firstDirtyNanos >= current.flushInterval().toNanos() || lifecycle.isClosing())
+            nowNanos - firstDirtyNanos >= current.flushInterval().toNanos() || lifecycle.isClosing() ||
+            visibility.demand().wantsDsyncWrite(current.durability(), visibility.visibleEndOffset()))
         {
             if (!dsyncDue() || !sharedFlush.tryJoin())
             {

@@ -130,7 +130,7 @@ final class LogLoader
             }
             final long start = used.isEmpty() ? scope.tail.endOffset() : used.get(0).baseOffset();
             return new RecoveredLog(meta, effective, host, checkpoint, List.copyOf(used), start, scope.tail, nextSequence,
-                spares, List.copyOf(scope.recycle), report(state, clean, millis, recoveredEnd));
+                spares, List.copyOf(scope.recycle), List.copyOf(scope.delete), report(state, clean, millis, recoveredEnd));
         }
         catch (final IOException | RuntimeException e)
         {
@@ -344,7 +344,7 @@ final class LogLoader
             final Path path = files.get(sequence);
             if (sequence < headSequence)
             {
-                io.delete(path); // a blank file behind the head cannot be used in order
+                scope.deleteLater(path); // a blank file behind the head cannot be used in order
             }
             else if (clean && ladder.accepts(fileSize(path), align) && reuseSparesAsIs())
             {
@@ -361,10 +361,6 @@ final class LogLoader
         if (headers.badNewest >= 0)
         {
             scope.recycle(files.get(headers.badNewest));
-        }
-        if (!scope.recycle.isEmpty())
-        {
-            io.syncDirectory(dir);
         }
         return spares;
     }

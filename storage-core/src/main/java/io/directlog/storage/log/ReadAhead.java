@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -19,8 +20,9 @@ import java.util.concurrent.atomic.LongAdder;
  * reader checks the CRC32C of the segment it has, and then the reader idle while the next one is read. Reading the
  * next segment meanwhile overlaps the two, so the replay runs at the device's speed rather than at the sum of both.
  * <p>
- * A segment is queued at most once at a time; a full queue drops the request (the reader then pages the segment in
- * itself, as it would without read-ahead). Thread-safe.
+ * A segment is queued at most once at a time, and the segments queued or loading stay within the read-ahead bytes
+ * (plus one segment) for the whole store; a request beyond, or a full queue, is dropped (the reader then pages the
+ * segment in, or reads it from disk, itself, as it would without read-ahead). Thread-safe.
  */
 public final class ReadAhead implements AutoCloseable
 {
@@ -30,6 +32,8 @@ public final class ReadAhead implements AutoCloseable
     private final ThreadPoolExecutor executor;
     private final Set<Segment> pending = ConcurrentHashMap.newKeySet();
     private final LongAdder requests = new LongAdder();
+    /** Bytes of the segments queued or being paged in now, across all logs. */
+    private final AtomicLong pendingBytes = new AtomicLong();
 
     /**
      * @param bytes bytes of segments to keep paged in ahead of a sequential reader; 0 turns read-ahead off.
@@ -67,10 +71,15 @@ public final class ReadAhead implements AutoCloseable
      */
     void request(final Segment segment, final ReadPath path)
     {
-        if (!pending.add(segment))
+        // the read-ahead bytes bound the whole store's queue, not each log's: with 16 logs read round-robin the one
+        // thread fell far behind its queue, and the segments it paged in late had mostly been read from disk by the
+        // reader already, or were evicted by later page-ins before the reader got there (issue 21's catch-up)
+        if (pendingBytes.get() > bytes || !pending.add(segment))
         {
             return;
         }
+        final long size = segment.capacity();
+        pendingBytes.addAndGet(size);
         try
         {
             executor.execute(() ->
@@ -86,6 +95,7 @@ public final class ReadAhead implements AutoCloseable
                 }
                 finally
                 {
+                    pendingBytes.addAndGet(-size);
                     pending.remove(segment);
                 }
             });
@@ -93,6 +103,7 @@ public final class ReadAhead implements AutoCloseable
         }
         catch (final RejectedExecutionException e)
         {
+            pendingBytes.addAndGet(-size);
             pending.remove(segment); // queue full or closed: the reader pages in on its own
         }
     }

@@ -151,7 +151,7 @@ final class ReadPath
         {
             readAhead(segment);
         }
-        return fromDisk(segment, offset, maxBytes);
+        return fromDisk(segment, offset, maxBytes, sequential);
     }
 
     /**
@@ -257,7 +257,8 @@ final class ReadPath
     /** How long a read waits for a progressive page-in's next chunks before it reads from disk itself. */
     private static final long LOAD_WAIT_NANOS = 1_000_000_000L;
 
-    private RecordBatch fromDisk(final Segment segment, final long offset, final int maxBytes)
+    private RecordBatch fromDisk(final Segment segment, final long offset, final int maxBytes,
+        final boolean sequential)
     {
         try
         {
@@ -283,6 +284,10 @@ final class ReadPath
                     misses.increment();
                     context.cache().onMiss(read);
                     final int limit = Math.min(read, segment.endPosition() - chunkStart);
+                    if (sequential)
+                    {
+                        segment.readFromDiskTo(chunkStart + Math.max(0, limit)); // read-ahead need not read it again
+                    }
                     final DirectBuffer buffer = memory.buffer();
                     final int position = locate(buffer, from - chunkStart, limit, offset, segment, chunkStart);
                     if (position >= 0)

@@ -10,7 +10,8 @@ import io.directlog.storage.cache.CachePage;
 /**
  * What opening a log found, as {@link LogLoader} returns it and {@link DefaultLog} is built from: the segments,
  * where the writer goes on, the spare files, and the report. Recovery has done its I/O by then (the tail cut,
- * zeroed and synced); building the log from this writes only the checkpoint.
+ * zeroed and synced) but for the files it gave up; building the log from this writes the checkpoint, then retires
+ * those.
  *
  * @param meta                the log's identity and segment size.
  * @param config              its settings (with the segment size of an existing log).
@@ -21,12 +22,14 @@ import io.directlog.storage.cache.CachePage;
  * @param tail                where the writer goes on.
  * @param nextPrepareSequence the sequence number of the next segment file to prepare.
  * @param spares              prepared segments found ready (after a clean close).
- * @param recycled            files for the preparer to zero and reuse.
+ * @param recycled            segment files recovery gave up, for the preparer to zero and reuse: renamed away
+ *                            after the open's first checkpoint write (see {@link RecoveryScope#recycle}).
+ * @param deleted             blank files recovery cannot use: deleted after that write.
  * @param report              what recovery did.
  */
 record RecoveredLog(LogMeta meta, LogConfig config, LogSegmentHost host, Checkpoint checkpoint, List<Segment> segments,
     long startOffset, Tail tail, long nextPrepareSequence, List<PreparedSegment> spares, List<Path> recycled,
-    RecoveryReport report)
+    List<Path> deleted, RecoveryReport report)
 {
     /**
      * Where the writer goes on.

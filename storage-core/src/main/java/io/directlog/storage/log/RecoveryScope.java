@@ -37,8 +37,13 @@ final class RecoveryScope
     final RecoveryMode mode;
     final RecoveryRules rules;
     final int align;
-    /** Files renamed out of the segment namespace, for the preparer to zero and reuse. */
+    /**
+     * Segment files this open gives up, for the preparer to zero and reuse: renamed out of the segment namespace
+     * only after the open's first checkpoint write names the list without them ({@link SpareSegments#retireFromOpen}).
+     */
     final List<Path> recycle = new ArrayList<>();
+    /** Blank files this open cannot use, deleted after that same checkpoint write. */
+    final List<Path> delete = new ArrayList<>();
     long scannedBytes;
     long cutPosition = -1;
     long droppedEnd = -1;
@@ -55,7 +60,6 @@ final class RecoveryScope
     long extendedBytes;
     final List<Unreadable> unreadableBlocks = new ArrayList<>();
     boolean tornTail;
-    private int recycleNames;
     /** Where the writer goes on: set by whichever path found the end (clean, crash, or no segment). */
     RecoveredLog.Tail tail;
     private final StringBuilder phases = new StringBuilder();
@@ -237,12 +241,21 @@ final class RecoveryScope
         return page;
     }
 
-    /** Renames a file out of the segment namespace; the preparer re-zeroes it before it is used again. */
-    void recycle(final Path path) throws IOException
+    /**
+     * Gives a segment file up: the preparer re-zeroes it before it is used again. It keeps its name until the open's
+     * first checkpoint write: a crash before that finds the directory as this open did (the checkpoint may still
+     * name the file, and a file it names that is gone is a loss); one after it finds the file past the end that
+     * checkpoint's watermark is, and recovery gives it up again.
+     */
+    void recycle(final Path path)
     {
-        final Path to = SegmentFiles.recycled(dir, "open-" + recycleNames++);
-        io.rename(path, to);
-        recycle.add(to);
+        recycle.add(path);
+    }
+
+    /** A blank file the open cannot use: deleted after the open's first checkpoint write, as {@link #recycle}. */
+    void deleteLater(final Path path)
+    {
+        delete.add(path);
     }
 
     int alignDown(final int position)

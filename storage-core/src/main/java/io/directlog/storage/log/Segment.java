@@ -57,6 +57,8 @@ public final class Segment implements CacheOwner
     private volatile SegmentIndex index;
     private final SegmentReadFile readFile;
     private volatile boolean deleted;
+    /** How far sequential readers have read this segment from disk themselves (a hint for read-ahead; see below). */
+    private volatile int readFromDiskTo;
     /** Write descriptors: set and cleared by the writer under this segment's monitor, as the syncer reads them. */
     private BlockFile directFile;
     private BlockFile dsyncFile;
@@ -279,6 +281,27 @@ public final class Segment implements CacheOwner
     public void index(final SegmentIndex index)
     {
         this.index = index;
+    }
+
+    /**
+     * A sequential reader read the segment from disk up to {@code end} (exclusive): a read-ahead that starts later
+     * loads only what lies beyond, rather than read again what the reader already had from the device. A racy
+     * maximum is enough: a lost update costs a chunk read twice.
+     *
+     * @param end the end of the bytes read.
+     */
+    void readFromDiskTo(final int end)
+    {
+        if (end > readFromDiskTo)
+        {
+            readFromDiskTo = end;
+        }
+    }
+
+    /** @return how far sequential readers have read this segment from disk themselves; 0 when they have not. */
+    int readFromDiskTo()
+    {
+        return readFromDiskTo;
     }
 
     /** @return a lock for loading the page or the index once when several readers miss together. */

@@ -125,8 +125,8 @@ final class SegmentListCheck extends RecoveryStep
      * shorter than any segment (emptied) is. A truncation in progress (its
      * checkpoint is the end) and a clean close name nothing after the watermark.
      * <p>
-     * Limitation: a crash during an open that recycled files after the watermark (a cut), before that open wrote
-     * its first checkpoint, leaves them named here: the next open refuses, and TRUNCATE_AT_CORRUPTION opens it.
+     * An open that cuts files after the watermark keeps them under their names until its first checkpoint write
+     * ({@link RecoveryScope#recycle}): killed before it, the next open finds them all and decides as it did.
      *
      * @return true when a file was missing and the open goes on (TRUNCATE_AT_CORRUPTION).
      */

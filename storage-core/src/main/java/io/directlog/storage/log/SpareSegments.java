@@ -2,6 +2,7 @@ package io.directlog.storage.log;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
@@ -276,10 +277,32 @@ final class SpareSegments implements SpareSegmentQueue
         }
     }
 
-    /** @param path a file opening found, for the preparer to zero and reuse: it may hold records of any offset. */
-    void offerRecycled(final Path path)
+    /**
+     * Retires the files the open gave up, after its first checkpoint write: each to recycle renamed out of the
+     * segment namespace for the preparer to zero and reuse (it may hold records of any offset), each to delete
+     * deleted, and the directory synced once.
+     *
+     * @param recycle segment files to recycle.
+     * @param delete  blank files to delete.
+     */
+    void retireFromOpen(final List<Path> recycle, final List<Path> delete) throws IOException
     {
-        recycled.add(new RecycledFile(path, false));
+        int n = 0;
+        for (final Path path : recycle)
+        {
+            // unique: the open deleted every recycle-*.tmp, and retention's names are numbers
+            final Path to = SegmentFiles.recycled(dir, "open-" + n++);
+            context.io().rename(path, to);
+            recycled.add(new RecycledFile(to, false));
+        }
+        for (final Path path : delete)
+        {
+            context.io().delete(path);
+        }
+        if (!recycle.isEmpty() || !delete.isEmpty())
+        {
+            context.io().syncDirectory(dir);
+        }
     }
 
     /** Forgets the prepared files left (they stay on disk as spares; none holds a descriptor). Close. */

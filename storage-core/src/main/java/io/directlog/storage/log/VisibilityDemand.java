@@ -15,10 +15,13 @@ import io.directlog.storage.Durability;
  * timeout) records the offset it waits for here, and while a waiting reader wants an offset at or above the
  * visible end:
  * <ul>
- *   <li>the writer makes its next write a DSYNC write ({@link #wantsDsyncWrite}): it covers every earlier write of
- *   the log, as an O_DSYNC write asked for by a DSYNC append does, so the log's visibility moves to its end. MEMORY
- *   records are still written at {@code flushBytes} or {@code flushInterval}, so they become visible within about
- *   one {@code flushInterval}; DIRECT appends are then acknowledged after the slower O_DSYNC write;</li>
+ *   <li>the writer writes what it copied at its next duty cycle, not at {@code flushBytes} or {@code flushInterval},
+ *   and makes that write a DSYNC write ({@link #wantsDsyncWrite}): it covers every earlier write of the log, as an
+ *   O_DSYNC write asked for by a DSYNC append does, so the log's visibility moves to its end. Records copied while
+ *   that write runs go in the next one (group commit), so a tailing reader waits about one device write, not a
+ *   flush interval; DIRECT appends are then acknowledged after the slower O_DSYNC write. An idle writer is not
+ *   woken by the reader: records copied before the reader came are written at the writer's next append or
+ *   deadline ({@code flushInterval}) at the latest;</li>
  *   <li>the syncer syncs at its next tick (every 20 ms) instead of waiting out {@code syncInterval}, when records
  *   already written are not yet visible ({@link #wantsEarlySync}): those written before the reader came.</li>
  * </ul>

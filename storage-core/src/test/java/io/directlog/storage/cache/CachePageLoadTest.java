@@ -48,6 +48,19 @@ class CachePageLoadTest
     }
 
     @Test
+    void aPageInThatStartsPastTheStartHoldsNothingBelowIt()
+    {
+        final CachePage page = new CachePage(pool.tryAcquire(SIZE), new FixedOwner(1), false);
+        page.startLoading(16384); // a sequential reader read the first 16 KiB from disk already
+        assertEquals(16384, page.validFrom(), "readers of the bytes below go to disk");
+        assertTrue(page.fromDisk(), "its bytes came from disk: readers check them");
+        assertEquals(16384, page.loadedEnd());
+        assertEquals(-1, page.awaitLoaded(20480, 0), "nothing above the start is loaded yet");
+        page.loadedTo(24576);
+        assertEquals(24576, page.awaitLoaded(20480, 0));
+    }
+
+    @Test
     void aReaderWaitsUntilItsBytesAreLoadedAndNoLonger() throws Exception
     {
         final CachePage page = loadingPage();

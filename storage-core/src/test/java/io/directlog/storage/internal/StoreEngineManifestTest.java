@@ -13,10 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,6 +24,7 @@ import io.directlog.storage.RecordBatch;
 import io.directlog.storage.StoreConfig;
 import io.directlog.storage.TestDirs;
 import io.directlog.storage.TestStores;
+import io.directlog.storage.TestWarnings;
 import io.directlog.storage.io.DelegatingBlockIo;
 import io.directlog.storage.io.NativeBlockIo;
 import io.directlog.storage.spi.BlockFile;
@@ -113,7 +110,7 @@ class StoreEngineManifestTest
         final byte[] bytes = Files.readAllBytes(manifest);
         bytes[40] ^= 0x10; // inside the first entry: only the CRC can tell
         Files.write(manifest, bytes, StandardOpenOption.TRUNCATE_EXISTING);
-        final List<String> warnings = warnings(() ->
+        final List<String> warnings = TestWarnings.during(() ->
         {
             try (LogStore store = LogStore.open(config))
             {
@@ -143,7 +140,7 @@ class StoreEngineManifestTest
             store.log("extra").append("x".getBytes(StandardCharsets.UTF_8), Durability.DSYNC).join();
         }
         Files.write(manifest, written); // as a copy from before, or a version of the code that knew no manifest
-        final List<String> warnings = warnings(() ->
+        final List<String> warnings = TestWarnings.during(() ->
         {
             try (LogStore store = LogStore.open(config))
             {
@@ -223,50 +220,6 @@ class StoreEngineManifestTest
             }
             assertEquals(expected, read, log.name());
         }
-    }
-
-    static List<String> warnings(final Runnable action)
-    {
-        final List<String> seen = new ArrayList<>();
-        final Logger jul = Logger.getLogger("");
-        final Handler h = new Handler()
-        {
-            @Override
-            public void publish(final LogRecord r)
-            {
-                if (r.getLevel().intValue() >= Level.WARNING.intValue())
-                {
-                    synchronized (seen)
-                    {
-                        seen.add(r.getMessage());
-                    }
-                }
-            }
-
-            @Override
-            public void flush()
-            {
-            }
-
-            @Override
-            public void close()
-            {
-            }
-        };
-        final Logger engine = Logger.getLogger("io.directlog");
-        final Level engineLevel = engine.getLevel();
-        engine.setLevel(Level.WARNING);
-        jul.addHandler(h);
-        try
-        {
-            action.run();
-        }
-        finally
-        {
-            jul.removeHandler(h);
-            engine.setLevel(engineLevel);
-        }
-        return seen;
     }
 
     /** Records every call that names a path inside a log's directory (below the store's). */
