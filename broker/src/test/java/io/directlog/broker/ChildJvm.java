@@ -17,6 +17,8 @@ import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
 
+import io.directlog.replication.ratis.RaftTransport;
+
 /**
  * The command line of a {@link ClusterNodeMain} child: this JVM's java binary, flags that keep a start cheap (C1
  * only, serial GC, small heap), this JVM's class path, and, when one can be made, an application class-data-sharing
@@ -79,10 +81,16 @@ final class ChildJvm
 
     private static List<String> base()
     {
-        return new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED", "--add-opens", "java.base/java.nio=ALL-UNNAMED",
-            "-Xmx256m", "-XX:MaxDirectMemorySize=192m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-            "-XX:-UsePerfData"));
+        final List<String> c = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+            .toString(), "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED", "--add-opens",
+            "java.base/java.nio=ALL-UNNAMED", "-Xmx256m", "-XX:MaxDirectMemorySize=192m", "-XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC", "-XX:-UsePerfData"));
+        // the children use this JVM's Raft transport (-Ddirectlog.cluster.rpc=grpc|netty on the mvn command line)
+        // and its gRPC settings (directlog.cluster.grpc.*)
+        c.add("-D" + RaftTransport.PROPERTY + "=" + RaftTransport.configured().propertyValue());
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("directlog.cluster.grpc."))
+            .sorted().forEach(k -> c.add("-D" + k + "=" + System.getProperty(k)));
+        return c;
     }
 
     private static ChildJvm prepare(final Path work)

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.directlog.replication.ratis.RaftTransport;
 import io.micrometer.core.instrument.FunctionCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -55,8 +56,9 @@ class ClusterLeaderChurnTest
             }
             final long[] after = changes(c);
             final long idleMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            System.out.printf("CLUSTER-LEADER-CHURN groups=%d idle_ms=%d leader_changes_before=%s after=%s%n",
-                groups, idleMillis, Arrays.toString(before), Arrays.toString(after));
+            System.out.printf("CLUSTER-LEADER-CHURN rpc=%s groups=%d idle_ms=%d leader_changes_before=%s after=%s%n",
+                RaftTransport.configured().propertyValue(), groups, idleMillis, Arrays.toString(before),
+                Arrays.toString(after));
             assertEquals(Arrays.toString(before), Arrays.toString(after),
                 "directlog.cluster.leader.changes per node moved on an idle cluster within " + idleMillis + " ms");
         }

@@ -19,9 +19,7 @@ import io.directlog.replication.BatchStamper;
 import io.directlog.replication.ReplicatedPartition;
 import io.directlog.replication.ReplicationException;
 import io.directlog.storage.LogStore;
-import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -30,15 +28,15 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 /**
- * One node's replication engine: a Ratis server (one Netty port) hosting one Raft group per partition, each group's
- * batches in a log of the node's {@link LogStore}. The store is the caller's: the node neither opens nor closes it.
+ * One node's replication engine: a Ratis server (one port, gRPC or Netty: {@link RaftTransport}) hosting one Raft
+ * group per partition, each group's batches in a log of the node's {@link LogStore}. The store is the caller's: the
+ * node neither opens nor closes it.
  * <p>
  * A partition's group id and log name derive from its name, so every node agrees on them without a registry, and a
  * restarted node finds its groups in the Raft directory and its batches in the store.
@@ -82,9 +80,11 @@ public final class RatisReplicationNode implements AutoCloseable
      * @param electionTimeoutMax the most; the election timeout is random in [min, max].
      * @param cacheBatches       whether the Raft log's cache keeps batches in memory until followers have them;
      *                           without it the leader reads every batch back from DirectLog to send it.
+     * @param transport          Ratis's transport for this node; every node of a group must use the same.
      */
     public record Config(Peer self, Path raftDirectory, LogStore store, BatchStamper stamper,
-                         Duration electionTimeoutMin, Duration electionTimeoutMax, boolean cacheBatches)
+                         Duration electionTimeoutMin, Duration electionTimeoutMax, boolean cacheBatches,
+                         RaftTransport transport)
     {
         /**
          * Checks the settings.
@@ -96,9 +96,11 @@ public final class RatisReplicationNode implements AutoCloseable
          * @param electionTimeoutMin the least election timeout.
          * @param electionTimeoutMax the most election timeout.
          * @param cacheBatches       whether the Raft log's cache keeps batches in memory.
+         * @param transport          Ratis's transport.
          */
         public Config
         {
+            Objects.requireNonNull(transport, "transport");
             Objects.requireNonNull(self, "self");
             Objects.requireNonNull(raftDirectory, "raftDirectory");
             Objects.requireNonNull(store, "store");
@@ -111,6 +113,26 @@ public final class RatisReplicationNode implements AutoCloseable
                 throw new IllegalArgumentException("election timeouts must satisfy 0 < min <= max; got " +
                     electionTimeoutMin + ", " + electionTimeoutMax);
             }
+        }
+
+        /**
+         * Settings with the transport {@link RaftTransport#configured()} names (the system property
+         * {@value RaftTransport#PROPERTY}, else {@link RaftTransport#DEFAULT}).
+         *
+         * @param self               this node.
+         * @param raftDirectory      where Ratis keeps its logs and votes.
+         * @param store              the store holding the partitions' batches.
+         * @param stamper            how batches get their offset and epoch written in.
+         * @param electionTimeoutMin the least election timeout.
+         * @param electionTimeoutMax the most election timeout.
+         * @param cacheBatches       whether the Raft log's cache keeps batches in memory.
+         * @throws IllegalArgumentException when the property names no transport.
+         */
+        public Config(final Peer self, final Path raftDirectory, final LogStore store, final BatchStamper stamper,
+            final Duration electionTimeoutMin, final Duration electionTimeoutMax, final boolean cacheBatches)
+        {
+            this(self, raftDirectory, store, stamper, electionTimeoutMin, electionTimeoutMax, cacheBatches,
+                RaftTransport.configured());
         }
     }
 
@@ -134,16 +156,8 @@ public final class RatisReplicationNode implements AutoCloseable
     {
         RatisNettyUnsafe.avoidOnWarningJdks();
         final RaftProperties p = new RaftProperties();
-        // gRPC, not Netty (issue 22's leader churn): Ratis's Netty server answers each AppendEntries on the event
-        // loop of the connection it came on, blocking until the entry's write and flush are done, and one
-        // connection carries every group between two nodes. So one group's fsync held up every other group's
-        // heartbeats, their followers timed out and stood for election (a 3-node bench run: 212 elections started
-        // and 4 leaders replaced in 100 s, nobody killed), and a follower wrote one group's batch at a time.
-        // gRPC gives each group's appender its own stream, answered asynchronously, heartbeats on a channel of
-        // their own (HEARTBEAT_CHANNEL_DEFAULT), and up to 8 appends in flight per follower: Apache Ozone's choice.
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
-        GrpcConfigKeys.Server.setHost(p, config.self().host());
-        GrpcConfigKeys.Server.setPort(p, config.self().port());
+        // gRPC or Netty: RaftTransport says what each does to heartbeats under load (issue 22's leader churn)
+        config.transport().apply(p, config.self().host(), config.self().port());
         RaftServerConfigKeys.setStorageDir(p, List.of(config.raftDirectory().toFile()));
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(config.electionTimeoutMin()));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(config.electionTimeoutMax()));
@@ -288,6 +302,12 @@ public final class RatisReplicationNode implements AutoCloseable
     public long leaderChanges()
     {
         return leaderChanges.sum();
+    }
+
+    /** @return the transport this node's Raft traffic uses. */
+    public RaftTransport transport()
+    {
+        return config.transport();
     }
 
     /** @return this node's id. */

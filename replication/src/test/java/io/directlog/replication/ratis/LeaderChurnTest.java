@@ -63,9 +63,9 @@ class LeaderChurnTest
             final long idleMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             final long changes = leaderChanges(cluster) - changesBefore;
             final List<Long> termsAfter = terms(groups);
-            System.out.printf("LEADER-CHURN groups=%d idle_ms=%d leader_changes=%d per_min=%.1f terms_before=%s " +
-                "terms_after=%s%n", GROUPS, idleMillis, changes, changes * 60_000.0 / Math.max(1, idleMillis),
-                termsBefore, termsAfter);
+            System.out.printf("LEADER-CHURN rpc=%s groups=%d idle_ms=%d leader_changes=%d per_min=%.1f " +
+                "terms_before=%s terms_after=%s%n", RaftTransport.configured().propertyValue(), GROUPS, idleMillis,
+                changes, changes * 60_000.0 / Math.max(1, idleMillis), termsBefore, termsAfter);
             assertEquals(0, changes, "leader changes on an idle cluster within " + idleMillis + " ms");
             assertEquals(termsBefore, termsAfter, "terms of an idle cluster's groups");
         }
@@ -129,8 +129,9 @@ class LeaderChurnTest
             }
             final long loadMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             final long changes = leaderChanges(cluster) - changesBefore;
-            System.out.printf("LEADER-CHURN-LOAD groups=%d load_ms=%d appends_acked=%d failed=%d leader_changes=%d " +
-                "per_min=%.1f terms_before=%s terms_after=%s%n", GROUPS, loadMillis, acked, failed, changes,
+            System.out.printf("LEADER-CHURN-LOAD rpc=%s groups=%d load_ms=%d appends_acked=%d failed=%d " +
+                "leader_changes=%d per_min=%.1f terms_before=%s terms_after=%s%n",
+                RaftTransport.configured().propertyValue(), GROUPS, loadMillis, acked, failed, changes,
                 changes * 60_000.0 / Math.max(1, loadMillis), termsBefore, terms(groups));
             assertEquals(0, changes, "leader changes while every group appended, within " + loadMillis + " ms");
             assertEquals(0, failed, "appends refused or failed without a fault");
