@@ -53,6 +53,8 @@ public final class RatisReplicationNode implements AutoCloseable
     private final ClientId adminClientId = ClientId.randomId();
     private final AtomicLong adminCallIds = new AtomicLong();
     private final LongAdder leaderChanges;
+    /** gRPC only: keeps the channels to peers out of reconnect backoff; null with Netty. */
+    private final GrpcBackoffReset backoffReset;
 
     /**
      * A member of a partition's group.
@@ -137,9 +139,10 @@ public final class RatisReplicationNode implements AutoCloseable
     }
 
     private RatisReplicationNode(final Config config, final RaftServer server, final ExecutorService readExecutor,
-        final LongAdder leaderChanges)
+        final LongAdder leaderChanges, final GrpcBackoffReset backoffReset)
     {
         this.leaderChanges = leaderChanges;
+        this.backoffReset = backoffReset;
         this.config = config;
         this.server = server;
         this.readExecutor = readExecutor;
@@ -161,6 +164,14 @@ public final class RatisReplicationNode implements AutoCloseable
         RaftServerConfigKeys.setStorageDir(p, List.of(config.raftDirectory().toFile()));
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(config.electionTimeoutMin()));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(config.electionTimeoutMax()));
+        // A leader's gRPC appender waits after each failed call to a follower by this policy (errors of its
+        // append and heartbeat streams both count). Ratis's default (1ms x10, 1s x20, then 5s, each randomised
+        // 0.5-1.5x) can reach 5 s between tries within the 10-25 s a killed broker takes to come back here, so the
+        // returned follower could stay unreached (not caught up, so no use as the next leader) for up to 7.5 s
+        // more, into the next failover (issue 22). A try every heartbeat interval costs one refused connection per
+        // group while a follower is down; Ratis's Netty appender retries every 25 ms (raft.server.rpc.sleep.time).
+        RaftServerConfigKeys.Log.Appender.setRetryPolicy(p, "1ms,10," +
+            Math.max(1, config.electionTimeoutMin().toMillis() / 2) + "ms," + Integer.MAX_VALUE);
         // The Raft log holds 16-byte headers: small segments, little preallocation.
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("8MB"));
         RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf("256KB"));
@@ -192,7 +203,11 @@ public final class RatisReplicationNode implements AutoCloseable
             readExecutor.shutdownNow();
             throw e;
         }
-        return new RatisReplicationNode(config, server, readExecutor, leaderChanges);
+        // a quarter of the least election timeout: a returned peer's channel is ready before a candidate, whose
+        // timeout is at least that long, asks again
+        final GrpcBackoffReset backoffReset = config.transport() == RaftTransport.GRPC && GrpcBackoffReset.enabled() ?
+            GrpcBackoffReset.start(server, config.self().id(), config.electionTimeoutMin().dividedBy(4)) : null;
+        return new RatisReplicationNode(config, server, readExecutor, leaderChanges, backoffReset);
     }
 
     /**
@@ -345,6 +360,10 @@ public final class RatisReplicationNode implements AutoCloseable
     @Override
     public void close() throws IOException
     {
+        if (backoffReset != null)
+        {
+            backoffReset.close();
+        }
         try
         {
             server.close();
