@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -80,6 +81,10 @@ class LeaderChurnTest
      * still fails it.
      */
     @Test
+    @Disabled("kept off with Netty the default (issue 22, docs/replication.md \"Transport\"): it passed 3 of 3 with "
+        + "gRPC and 2 of 2 with Netty at load average 10-29 (0 leader changes, 1,140 of 1,140 acked each), so it "
+        + "does not separate the transports here; it failed with gRPC at load 48 beside another cluster test (94 "
+        + "changes in 37 s). Run it with -Djunit.jupiter.conditions.deactivate=org.junit.*DisabledCondition")
     void leadersStayWhileEveryGroupAppendsAtOnce() throws IOException
     {
         try (TestCluster cluster = new TestCluster(ROOT.resolve(Long.toString(System.nanoTime())), true))
