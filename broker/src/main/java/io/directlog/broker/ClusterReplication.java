@@ -14,6 +14,8 @@ import io.directlog.replication.BatchStamper;
 import io.directlog.replication.ReplicatedPartition;
 import io.directlog.replication.ratis.RatisReplicationNode;
 import io.directlog.storage.LogStore;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * A cluster node's replication: the one place the broker meets the replication engine. It starts the node's Raft
@@ -117,6 +119,26 @@ final class ClusterReplication implements AutoCloseable
                     " partitions here but is declared with " + e.getValue() + "; changing it is not supported yet");
             }
         }
+    }
+
+    /**
+     * Registers {@code directlog.cluster.leader.changes}: how many times one of this node's partition groups (topic
+     * and offsets partitions) saw its leader change since the node started. Each group's first leader counts once;
+     * after that, on a cluster where no node stopped, the counter should stand still (issue 22's leader churn).
+     *
+     * @param registry the broker's meters.
+     */
+    void registerMeters(final MeterRegistry registry)
+    {
+        FunctionCounter.builder("directlog.cluster.leader.changes", node, RatisReplicationNode::leaderChanges)
+            .description("leader changes seen by this node's Raft groups, their first leaders included")
+            .register(registry);
+    }
+
+    /** @return leader changes seen by this node's groups since it started (the meter's value). */
+    long leaderChanges()
+    {
+        return node.leaderChanges();
     }
 
     /** @return the cluster. */

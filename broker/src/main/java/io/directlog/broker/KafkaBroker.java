@@ -126,6 +126,10 @@ public final class KafkaBroker implements AutoCloseable
             registry.gauge("directlog.broker.topics", topicsForGauge, r -> r.topics().size());
             registry.gauge("directlog.broker.partitions", topicsForGauge,
                 r -> r.topics().stream().mapToInt(x -> x.partitions().size()).sum());
+            if (repl != null)
+            {
+                repl.registerMeters(registry);
+            }
             boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
             workers = new MultiThreadIoEventLoopGroup(0, NioIoHandler.newFactory());
             final int maxFrame = config.socketRequestMaxBytes();

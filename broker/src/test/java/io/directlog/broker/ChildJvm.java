@@ -3,8 +3,10 @@ package io.directlog.broker;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
+import io.directlog.replication.ratis.RaftTransport;
 import io.directlog.storage.ChildJvmLauncher;
 
 /**
@@ -17,9 +19,7 @@ import io.directlog.storage.ChildJvmLauncher;
  */
 final class ChildJvm
 {
-    private static final List<String> FLAGS = List.of("--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
-        "--add-opens", "java.base/java.nio=ALL-UNNAMED", "-Xmx256m", "-XX:MaxDirectMemorySize=192m",
-        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData");
+    private static final List<String> FLAGS = flags();
 
     private static ChildJvm prepared;
 
@@ -42,6 +42,21 @@ final class ChildJvm
             prepared = new ChildJvm(ChildJvmLauncher.prepare("ChildJvm (broker)", work, FLAGS, training));
         }
         return prepared;
+    }
+
+    /**
+     * @return the children's flags; they use this JVM's Raft transport (-Ddirectlog.cluster.rpc=grpc|netty on the
+     *     mvn command line) and its gRPC settings (directlog.cluster.grpc.*)
+     */
+    private static List<String> flags()
+    {
+        final List<String> c = new ArrayList<>(List.of("--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
+            "--add-opens", "java.base/java.nio=ALL-UNNAMED", "-Xmx256m", "-XX:MaxDirectMemorySize=192m",
+            "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData"));
+        c.add("-D" + RaftTransport.PROPERTY + "=" + RaftTransport.configured().propertyValue());
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("directlog.cluster.grpc."))
+            .sorted().forEach(k -> c.add("-D" + k + "=" + System.getProperty(k)));
+        return List.copyOf(c);
     }
 
     /** @return a one-node cluster in {@code dir} on two free ports, with one topic of one partition. */

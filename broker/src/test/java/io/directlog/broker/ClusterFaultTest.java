@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.directlog.broker.topic.Partition;
+import io.directlog.replication.ratis.RaftTransport;
 
 /**
  * Three cluster brokers in this JVM (issue 22): real kafka-clients idempotent acks=all producers and a consumer
@@ -179,7 +180,8 @@ class ClusterFaultTest
         final long p99 = failoverMillis.get(Math.min(failoverMillis.size() - 1,
             (int)Math.ceil(failoverMillis.size() * 0.99) - 1));
         final long over5s = failoverMillis.stream().filter(ms -> ms > 5000).count();
-        System.out.println("CLUSTER-FAILOVER cycles=" + cycles + " acked=" + acked.size() + " produce_resumed_ms p50=" +
+        System.out.println("CLUSTER-FAILOVER rpc=" +
+            RaftTransport.configured().propertyValue() + " cycles=" + cycles + " acked=" + acked.size() + " produce_resumed_ms p50=" +
             failoverMillis.get(failoverMillis.size() / 2) + " p99=" + p99 + " max=" +
             failoverMillis.get(failoverMillis.size() - 1) + " over_5s=" + over5s + " leaders_ready_ms=" +
             electionMillis + " (in-JVM brokers on a shared loaded machine: relative figures only)");

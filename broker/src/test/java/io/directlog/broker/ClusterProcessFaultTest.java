@@ -17,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.directlog.replication.ratis.RaftTransport;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -181,8 +182,8 @@ class ClusterProcessFaultTest
             System.out.println("CLUSTER-START " + c.startSummary());
         }
         final List<Long> served = failover.getOrDefault("produce_served_ms", List.of());
-        final StringBuilder line = new StringBuilder("CLUSTER-FAILOVER cycles=" + cycles + " seed=" + seed +
-            " acked=" + ledger.size());
+        final StringBuilder line = new StringBuilder("CLUSTER-FAILOVER rpc=" + RaftTransport.configured()
+            .propertyValue() + " cycles=" + cycles + " seed=" + seed + " acked=" + ledger.size());
         failover.forEach((k, v) -> line.append(' ').append(k).append(' ').append(percentiles(v)));
         System.out.println(line + " kills=" + java.util.Arrays.toString(kills).replace(" ", "") + " terms=[" +
             terms + "] election_timeout_ms=" + ProcessCluster.ELECTION_TIMEOUT_MIN.toMillis() + "-" +

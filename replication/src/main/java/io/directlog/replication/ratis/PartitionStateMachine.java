@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 import io.directlog.replication.BatchStamper;
 import io.directlog.replication.ReplicatedBatch;
@@ -77,6 +78,8 @@ final class PartitionStateMachine extends BaseStateMachine
     private final LogStore store;
     private final BatchStamper stamper;
     private final Executor readExecutor;
+    /** The node's count of leader changes its replicas saw (shared by every partition of the node). */
+    private final LongAdder leaderChanges;
     private final SimpleStateMachineStorage snapshots = new SimpleStateMachineStorage();
     /** Appends not yet acknowledged by the log, by Raft index; completed ones remove themselves. */
     private final ConcurrentSkipListMap<Long, CompletableFuture<Long>> pendingWrites = new ConcurrentSkipListMap<>();
@@ -108,6 +111,13 @@ final class PartitionStateMachine extends BaseStateMachine
     PartitionStateMachine(final String logName, final LogStore store, final BatchStamper stamper,
         final Executor readExecutor)
     {
+        this(logName, store, stamper, readExecutor, new LongAdder());
+    }
+
+    PartitionStateMachine(final String logName, final LogStore store, final BatchStamper stamper,
+        final Executor readExecutor, final LongAdder leaderChanges)
+    {
+        this.leaderChanges = leaderChanges;
         this.logName = logName;
         this.store = store;
         this.stamper = stamper;
@@ -359,6 +369,7 @@ final class PartitionStateMachine extends BaseStateMachine
     @Override
     public void notifyLeaderChanged(final RaftGroupMemberId member, final RaftPeerId newLeaderId)
     {
+        leaderChanges.increment();
         leaderChangedAtMillis = System.currentTimeMillis();
     }
 

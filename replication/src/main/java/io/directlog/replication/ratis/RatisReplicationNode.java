@@ -13,14 +13,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 import io.directlog.replication.BatchStamper;
 import io.directlog.replication.ReplicatedPartition;
 import io.directlog.replication.ReplicationException;
 import io.directlog.storage.LogStore;
-import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.netty.NettyConfigKeys;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -29,15 +28,15 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 /**
- * One node's replication engine: a Ratis server (one Netty port) hosting one Raft group per partition, each group's
- * batches in a log of the node's {@link LogStore}. The store is the caller's: the node neither opens nor closes it.
+ * One node's replication engine: a Ratis server (one port, gRPC or Netty: {@link RaftTransport}) hosting one Raft
+ * group per partition, each group's batches in a log of the node's {@link LogStore}. The store is the caller's: the
+ * node neither opens nor closes it.
  * <p>
  * A partition's group id and log name derive from its name, so every node agrees on them without a registry, and a
  * restarted node finds its groups in the Raft directory and its batches in the store.
@@ -53,6 +52,9 @@ public final class RatisReplicationNode implements AutoCloseable
     private final ExecutorService readExecutor;
     private final ClientId adminClientId = ClientId.randomId();
     private final AtomicLong adminCallIds = new AtomicLong();
+    private final LongAdder leaderChanges;
+    /** gRPC only: keeps the channels to peers out of reconnect backoff; null with Netty. */
+    private final GrpcBackoffReset backoffReset;
 
     /**
      * A member of a partition's group.
@@ -80,9 +82,11 @@ public final class RatisReplicationNode implements AutoCloseable
      * @param electionTimeoutMax the most; the election timeout is random in [min, max].
      * @param cacheBatches       whether the Raft log's cache keeps batches in memory until followers have them;
      *                           without it the leader reads every batch back from DirectLog to send it.
+     * @param transport          Ratis's transport for this node; every node of a group must use the same.
      */
     public record Config(Peer self, Path raftDirectory, LogStore store, BatchStamper stamper,
-                         Duration electionTimeoutMin, Duration electionTimeoutMax, boolean cacheBatches)
+                         Duration electionTimeoutMin, Duration electionTimeoutMax, boolean cacheBatches,
+                         RaftTransport transport)
     {
         /**
          * Checks the settings.
@@ -94,9 +98,11 @@ public final class RatisReplicationNode implements AutoCloseable
          * @param electionTimeoutMin the least election timeout.
          * @param electionTimeoutMax the most election timeout.
          * @param cacheBatches       whether the Raft log's cache keeps batches in memory.
+         * @param transport          Ratis's transport.
          */
         public Config
         {
+            Objects.requireNonNull(transport, "transport");
             Objects.requireNonNull(self, "self");
             Objects.requireNonNull(raftDirectory, "raftDirectory");
             Objects.requireNonNull(store, "store");
@@ -110,10 +116,33 @@ public final class RatisReplicationNode implements AutoCloseable
                     electionTimeoutMin + ", " + electionTimeoutMax);
             }
         }
+
+        /**
+         * Settings with the transport {@link RaftTransport#configured()} names (the system property
+         * {@value RaftTransport#PROPERTY}, else {@link RaftTransport#DEFAULT}).
+         *
+         * @param self               this node.
+         * @param raftDirectory      where Ratis keeps its logs and votes.
+         * @param store              the store holding the partitions' batches.
+         * @param stamper            how batches get their offset and epoch written in.
+         * @param electionTimeoutMin the least election timeout.
+         * @param electionTimeoutMax the most election timeout.
+         * @param cacheBatches       whether the Raft log's cache keeps batches in memory.
+         * @throws IllegalArgumentException when the property names no transport.
+         */
+        public Config(final Peer self, final Path raftDirectory, final LogStore store, final BatchStamper stamper,
+            final Duration electionTimeoutMin, final Duration electionTimeoutMax, final boolean cacheBatches)
+        {
+            this(self, raftDirectory, store, stamper, electionTimeoutMin, electionTimeoutMax, cacheBatches,
+                RaftTransport.configured());
+        }
     }
 
-    private RatisReplicationNode(final Config config, final RaftServer server, final ExecutorService readExecutor)
+    private RatisReplicationNode(final Config config, final RaftServer server, final ExecutorService readExecutor,
+        final LongAdder leaderChanges, final GrpcBackoffReset backoffReset)
     {
+        this.leaderChanges = leaderChanges;
+        this.backoffReset = backoffReset;
         this.config = config;
         this.server = server;
         this.readExecutor = readExecutor;
@@ -130,12 +159,19 @@ public final class RatisReplicationNode implements AutoCloseable
     {
         RatisNettyUnsafe.avoidOnWarningJdks();
         final RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
-        NettyConfigKeys.Server.setHost(p, config.self().host());
-        NettyConfigKeys.Server.setPort(p, config.self().port());
+        // gRPC or Netty: RaftTransport says what each does to heartbeats under load (issue 22's leader churn)
+        config.transport().apply(p, config.self().host(), config.self().port());
         RaftServerConfigKeys.setStorageDir(p, List.of(config.raftDirectory().toFile()));
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(config.electionTimeoutMin()));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(config.electionTimeoutMax()));
+        // A leader's gRPC appender waits after each failed call to a follower by this policy (errors of its
+        // append and heartbeat streams both count). Ratis's default (1ms x10, 1s x20, then 5s, each randomised
+        // 0.5-1.5x) can reach 5 s between tries within the 10-25 s a killed broker takes to come back here, so the
+        // returned follower could stay unreached (not caught up, so no use as the next leader) for up to 7.5 s
+        // more, into the next failover (issue 22). A try every heartbeat interval costs one refused connection per
+        // group while a follower is down; Ratis's Netty appender retries every 25 ms (raft.server.rpc.sleep.time).
+        RaftServerConfigKeys.Log.Appender.setRetryPolicy(p, "1ms,10," +
+            Math.max(1, config.electionTimeoutMin().toMillis() / 2) + "ms," + Integer.MAX_VALUE);
         // The Raft log holds 16-byte headers: small segments, little preallocation.
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("8MB"));
         RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf("256KB"));
@@ -150,11 +186,12 @@ public final class RatisReplicationNode implements AutoCloseable
             t.setDaemon(true);
             return t;
         });
+        final LongAdder leaderChanges = new LongAdder();
         final RaftServer server = RaftServer.newBuilder()
             .setServerId(RaftPeerId.valueOf(config.self().id()))
             .setProperties(p)
             .setStateMachineRegistry(groupId -> new PartitionStateMachine(logName(groupId), config.store(),
-                config.stamper(), readExecutor))
+                config.stamper(), readExecutor, leaderChanges))
             .build();
         try
         {
@@ -166,7 +203,11 @@ public final class RatisReplicationNode implements AutoCloseable
             readExecutor.shutdownNow();
             throw e;
         }
-        return new RatisReplicationNode(config, server, readExecutor);
+        // a quarter of the least election timeout: a returned peer's channel is ready before a candidate, whose
+        // timeout is at least that long, asks again
+        final GrpcBackoffReset backoffReset = config.transport() == RaftTransport.GRPC && GrpcBackoffReset.enabled() ?
+            GrpcBackoffReset.start(server, config.self().id(), config.electionTimeoutMin().dividedBy(4)) : null;
+        return new RatisReplicationNode(config, server, readExecutor, leaderChanges, backoffReset);
     }
 
     /**
@@ -268,6 +309,22 @@ public final class RatisReplicationNode implements AutoCloseable
         return false;
     }
 
+    /**
+     * @return how many times a replica on this node saw its group's leader change since the node started (Ratis's
+     *         notifyLeaderChanged: each group's first leader counts once, then every election won by anyone). On a
+     *         healthy idle cluster it stops moving once every group has its first leader.
+     */
+    public long leaderChanges()
+    {
+        return leaderChanges.sum();
+    }
+
+    /** @return the transport this node's Raft traffic uses. */
+    public RaftTransport transport()
+    {
+        return config.transport();
+    }
+
     /** @return this node's id. */
     public String id()
     {
@@ -303,6 +360,10 @@ public final class RatisReplicationNode implements AutoCloseable
     @Override
     public void close() throws IOException
     {
+        if (backoffReset != null)
+        {
+            backoffReset.close();
+        }
         try
         {
             server.close();

@@ -89,6 +89,7 @@ final class TestCluster implements AutoCloseable
                     command.add(arg);
                 }
             }
+            command.add("-D" + RaftTransport.PROPERTY + "=" + RaftTransport.configured().propertyValue());
             command.addAll(List.of("-Xmx256m", "-XX:MaxDirectMemorySize=256m", "-cp",
                 System.getProperty("java.class.path"), ReplicaProcess.class.getName(), directory.toString(),
                 peer.id(), Boolean.toString(cacheBatches), peersSpec()));
