@@ -175,6 +175,29 @@ public final class PagePool implements AutoCloseable
         }
     }
 
+    /**
+     * A free page the cleaner is zeroing is in no queue, so it cannot make room for a growing page until the cleaner
+     * lets go: wait for that (one page's zeroing) rather than report the budget used up. Called holding this.
+     * @return true when the cleaner held a page and let go of it; false when it held none, or on interrupt.
+     */
+    private boolean awaitCleanerFor(final int bytes)
+    {
+        final boolean held = cleaning != null;
+        while (cleaning != null && !closed && allocatedBytes + bytes > budget)
+        {
+            try
+            {
+                wait(10);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return held;
+    }
+
     /** For a caller that overwrites every byte: a dirty page first, which spares the cleaner. Called holding this. */
     private PageMemory takeDirtyOrClean(final int size)
     {
@@ -305,6 +328,10 @@ public final class PagePool implements AutoCloseable
                 throw new IllegalStateException("page pool is closed");
             }
             releaseFreePagesFor(charge);
+            if (allocatedBytes + charge > budget && awaitCleanerFor(charge))
+            {
+                releaseFreePagesFor(charge); // the page the cleaner held is in the clean queue now
+            }
             if (allocatedBytes + charge > budget)
             {
                 return null;
