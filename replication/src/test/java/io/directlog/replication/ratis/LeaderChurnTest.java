@@ -38,16 +38,7 @@ class LeaderChurnTest
     {
         try (TestCluster cluster = new TestCluster(ROOT.resolve(Long.toString(System.nanoTime())), true))
         {
-            cluster.startAll();
-            final List<List<RatisPartition>> groups = new ArrayList<>();
-            groups.add(List.of(cluster.nodes[0].partition, cluster.nodes[1].partition, cluster.nodes[2].partition));
-            for (int g = 1; g < GROUPS; g++)
-            {
-                groups.add(cluster.openPartition("orders-" + g));
-            }
-            cluster.step("awaiting one leader per group known to all three nodes");
-            TestCluster.await("every group led, its leader known to every replica", () ->
-                groups.stream().allMatch(LeaderChurnTest::settled));
+            final List<List<RatisPartition>> groups = startSettled(cluster);
             final long changesBefore = leaderChanges(cluster);
             final List<Long> termsBefore = terms(groups);
             cluster.step("idle for " + IDLE_HEARTBEATS + " heartbeats of " + HEARTBEAT_MILLIS + " ms; leader " +
@@ -89,15 +80,7 @@ class LeaderChurnTest
     {
         try (TestCluster cluster = new TestCluster(ROOT.resolve(Long.toString(System.nanoTime())), true))
         {
-            cluster.startAll();
-            final List<List<RatisPartition>> groups = new ArrayList<>();
-            groups.add(List.of(cluster.nodes[0].partition, cluster.nodes[1].partition, cluster.nodes[2].partition));
-            for (int g = 1; g < GROUPS; g++)
-            {
-                groups.add(cluster.openPartition("orders-" + g));
-            }
-            TestCluster.await("every group led, its leader known to every replica", () ->
-                groups.stream().allMatch(LeaderChurnTest::settled));
+            final List<List<RatisPartition>> groups = startSettled(cluster);
             final long changesBefore = leaderChanges(cluster);
             final List<Long> termsBefore = terms(groups);
             cluster.step("load: " + LOAD_ROUNDS + " rounds of one append per group, " + GROUPS + " in flight");
@@ -142,6 +125,22 @@ class LeaderChurnTest
             assertEquals(0, changes, "leader changes while every group appended, within " + loadMillis + " ms");
             assertEquals(0, failed, "appends refused or failed without a fault");
         }
+    }
+
+    /** Starts the three nodes and {@link #GROUPS} groups; returns each group's replicas once every group is settled. */
+    private static List<List<RatisPartition>> startSettled(final TestCluster cluster) throws IOException
+    {
+        cluster.startAll();
+        final List<List<RatisPartition>> groups = new ArrayList<>();
+        groups.add(List.of(cluster.nodes[0].partition, cluster.nodes[1].partition, cluster.nodes[2].partition));
+        for (int g = 1; g < GROUPS; g++)
+        {
+            groups.add(cluster.openPartition("orders-" + g));
+        }
+        cluster.step("awaiting one leader per group known to all three nodes");
+        TestCluster.await("every group led, its leader known to every replica", () ->
+            groups.stream().allMatch(LeaderChurnTest::settled));
+        return groups;
     }
 
     /** A group has a ready leader, and every replica names it. */

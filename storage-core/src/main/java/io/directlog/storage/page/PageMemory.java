@@ -2,6 +2,7 @@ package io.directlog.storage.page;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 import io.directlog.nativeio.AlignedMemory;
 import io.directlog.nativeio.NativeIo;
@@ -142,6 +143,27 @@ public final class PageMemory
     public void zero()
     {
         buffer.setMemory(0, size, (byte)0);
+    }
+
+    /**
+     * Zeroes the page a chunk at a time, so that a thread that needs the page's memory back waits one chunk, not the
+     * whole page.
+     *
+     * @param chunk   bytes zeroed between two looks at {@code stop}.
+     * @param stop    asked between chunks; true stops the zeroing.
+     * @return true when every byte is zero; false when {@code stop} ended it first.
+     */
+    public boolean zeroUnless(final int chunk, final BooleanSupplier stop)
+    {
+        for (int from = 0; from < size; from += chunk)
+        {
+            if (stop.getAsBoolean())
+            {
+                return false;
+            }
+            buffer.setMemory(from, Math.min(chunk, size - from), (byte)0);
+        }
+        return true;
     }
 
     /** @return true for a page charged in chunks (see {@link #allocateGrowing}). */

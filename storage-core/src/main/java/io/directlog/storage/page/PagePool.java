@@ -23,6 +23,7 @@ import java.util.concurrent.LinkedBlockingQueue;
  */
 public final class PagePool implements AutoCloseable
 {
+    private static final int CLEAN_CHUNK = 1 << 20;
     private final long budget;
     private final int alignment;
     private final Map<Integer, ArrayDeque<PageMemory>> clean = new HashMap<>();
@@ -34,6 +35,8 @@ public final class PagePool implements AutoCloseable
     private long zeroedByTaker;
     /** The free page the cleaner is zeroing now (counted in freeBytes, in neither queue), or null. Guarded by this. */
     private PageMemory cleaning;
+    /** Asks the cleaner to stop zeroing {@link #cleaning} and free it: a growing page needs its memory. */
+    private volatile boolean freeCleaning;
     private volatile boolean closed;
 
     /**
@@ -177,7 +180,8 @@ public final class PagePool implements AutoCloseable
 
     /**
      * A free page the cleaner is zeroing is in no queue, so it cannot make room for a growing page until the cleaner
-     * lets go: wait for that (one page's zeroing) rather than report the budget used up. Called holding this.
+     * lets go: ask it to stop and free the page (one chunk's zeroing), rather than report the budget used up.
+     * Called holding this.
      * @return true when the cleaner held a page and let go of it; false when it held none, or on interrupt.
      */
     private boolean awaitCleanerFor(final int bytes)
@@ -185,6 +189,7 @@ public final class PagePool implements AutoCloseable
         final boolean held = cleaning != null;
         while (cleaning != null && !closed && allocatedBytes + bytes > budget)
         {
+            freeCleaning = true;
             try
             {
                 wait(10);
@@ -239,7 +244,7 @@ public final class PagePool implements AutoCloseable
      */
     private boolean reserveAllocation(final int size)
     {
-        releaseOtherSizesFor(size);
+        releaseFreePages(size, size); // pages of other sizes
         if (allocatedBytes + size > budget)
         {
             return false;
@@ -382,6 +387,10 @@ public final class PagePool implements AutoCloseable
                 throw new IllegalStateException("page pool is closed");
             }
             releaseFreePagesFor(delta);
+            if (allocatedBytes + delta > budget && awaitCleanerFor(delta))
+            {
+                releaseFreePagesFor(delta);
+            }
             if (allocatedBytes + delta > budget)
             {
                 return false;
@@ -424,18 +433,7 @@ public final class PagePool implements AutoCloseable
     private boolean hasFreePage(final int size)
     {
         final ArrayDeque<PageMemory> pages = clean.get(size);
-        if (pages != null && !pages.isEmpty())
-        {
-            return true;
-        }
-        for (final PageMemory p : dirty)
-        {
-            if (p.size() == size)
-            {
-                return true;
-            }
-        }
-        return false;
+        return (pages != null && !pages.isEmpty()) || dirty.stream().anyMatch(p -> p.size() == size);
     }
 
     /**
@@ -446,6 +444,12 @@ public final class PagePool implements AutoCloseable
     public synchronized boolean hasSpare(final int size)
     {
         return hasFreePage(size) || (cleaning != null && cleaning.size() == size) || allocatedBytes + size <= budget;
+    }
+
+    /** @return true while the cleaner zeroes a free page (tests catch the moment it is in no queue). */
+    synchronized boolean cleanerHoldsAPage()
+    {
+        return cleaning != null;
     }
 
     /** @return true when no free page waits for the cleaner (none queued, none being zeroed). */
@@ -460,11 +464,6 @@ public final class PagePool implements AutoCloseable
         final ArrayDeque<PageMemory> pages = clean.get(size);
         return (pages != null && !pages.isEmpty()) || allocatedBytes + size <= budget ||
             allocatedBytes - freeBytes + size <= budget;
-    }
-
-    private void releaseOtherSizesFor(final int size)
-    {
-        releaseFreePages(size, size);
     }
 
     /** Gives free fixed pages of any size back to the OS until {@code bytes} more fit in the budget. */
@@ -529,12 +528,13 @@ public final class PagePool implements AutoCloseable
                     page = dirty.poll();
                     cleaning = page; // taken and marked in one step: tryAcquire never misses a free page
                 }
-                page.zero();
+                final boolean zeroed = page.zeroUnless(CLEAN_CHUNK, () -> freeCleaning);
                 synchronized (this)
                 {
                     cleaning = null;
+                    freeCleaning = false;
                     notifyAll();
-                    if (closed)
+                    if (closed || !zeroed)
                     {
                         allocatedBytes -= page.size();
                         freeBytes -= page.size();

@@ -2,6 +2,7 @@ package io.directlog.storage.page;
 
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -100,6 +101,34 @@ class PagePoolGrowingTest
 
             assertNotNull(growing, "the free fixed page made room");
             assertEquals(CHUNK, pool.allocatedBytes());
+            pool.release(growing);
+        }
+    }
+
+    /**
+     * A released fixed page is zeroed by the cleaner, in no queue meanwhile: a growing page that asks for its memory
+     * just then must get it (the cleaner stops and frees the page), not be refused with a free page in the pool.
+     */
+    @RepeatedTest(5)
+    void aFreeFixedPageInTheCleanersHandsMakesRoomForAGrowingPageToGrow()
+    {
+        try (PagePool pool = new PagePool(SEGMENT, 4096))
+        {
+            final PageMemory growing = pool.tryAcquireGrowing(SEGMENT, CHUNK);
+            final PageMemory fixed = pool.tryAcquire(SEGMENT - CHUNK);
+            assertNotNull(fixed);
+            pool.release(fixed);
+            // 63.9 MiB to zero: catch the cleaner holding it (it may be done before a slow test thread looks)
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!pool.cleanerHoldsAPage() && !pool.allFreePagesZeroed() && System.nanoTime() < deadline)
+            {
+                Thread.onSpinWait();
+            }
+
+            assertTrue(pool.tryGrow(growing, 2 * CHUNK), "the free fixed page made room");
+            assertEquals(2 * CHUNK, pool.allocatedBytes(), "the fixed page was given back to the OS");
+            final PageMemory again = pool.tryAcquire(SEGMENT - CHUNK);
+            assertNull(again, "no room for the fixed page while the growing one holds two chunks");
             pool.release(growing);
         }
     }
