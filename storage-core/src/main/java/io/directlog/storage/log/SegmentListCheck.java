@@ -292,7 +292,13 @@ final class SegmentListCheck extends RecoveryStep
         LOG.log(System.Logger.Level.WARNING, where + ": the log ends before it (TRUNCATE_AT_CORRUPTION)");
     }
 
-    /** The newest file's header is invalid: a torn first write, unless something says records were there. */
+    /**
+     * The newest file's header is invalid: a torn first write, unless something says records were there. Valid
+     * records of this log after the header (TRUNCATE_AT_CORRUPTION; the other modes refuse them) are dropped with
+     * the file: the whole range is reported, from the segment's start (where the previous segment's records end,
+     * or the first record found when nothing precedes it) to the end of the farthest record found, and the log
+     * goes on after it ({@link RecoveryRules#continueAt}).
+     */
     void checkBadNewest(final Path path, final long sequence, final String why, final Checkpoint.State state,
         final List<Segment> used, final int size, final LogMeta meta) throws IOException
     {
@@ -314,8 +320,10 @@ final class SegmentListCheck extends RecoveryStep
         {
             final int read = scope.readTolerant(f, memory.byteBuffer(), 0, size);
             scope.scannedBytes += read;
-            final long found = DamageProbe.validRecordAfter(memory.buffer(), SegmentHeaderDescriptor.LENGTH - 8,
-                Math.max(0, read), lowest, RecordDescriptor.recordLogId(meta.logId()), align).endOffset;
+            final DamageProbe.ValidAfter valid = DamageProbe.validRecordAfter(memory.buffer(),
+                SegmentHeaderDescriptor.LENGTH - 8, Math.max(0, read), lowest,
+                RecordDescriptor.recordLogId(meta.logId()), align);
+            final long found = valid.endOffset;
             if (found >= 0)
             {
                 if (rules.judgeBadNewestHeader(covered, true) == RecoveryRules.DamageVerdict.REFUSE_VALID_RECORDS_AFTER)
@@ -323,7 +331,15 @@ final class SegmentListCheck extends RecoveryStep
                     throw new CorruptLogException(where + ", and valid records (up to offset " + found +
                         ") follow it: corruption, not a torn first write");
                 }
+                // the segment started where the previous one's records end (known once its tail is recovered: the
+                // report takes the lower of the two), at the latest where its first record found starts; below a
+                // lost start range the checkpoint's list named, that range reports it (counted once)
+                final long from = Math.max(valid.firstOffset, scope.startLostTo);
+                scope.droppedFrom = scope.droppedFrom < 0 ? from : Math.min(scope.droppedFrom, from);
                 scope.droppedEnd = Math.max(scope.droppedEnd, found);
+                LOG.log(System.Logger.Level.WARNING, where + ": valid records from offset " + valid.firstOffset +
+                    " up to offset " + found + " follow it, dropped with the file and counted from where the " +
+                    "previous segment's records end (TRUNCATE_AT_CORRUPTION)");
             }
         }
         finally
