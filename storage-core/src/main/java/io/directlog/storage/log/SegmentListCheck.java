@@ -350,6 +350,55 @@ final class SegmentListCheck extends RecoveryStep
     }
 
     /**
+     * Segments an earlier open gave up when it cut the log and went on after a hole in the offsets (a segment whose
+     * header records the hole, {@link Segment#holeFrom()}), still under their names: that open was stopped before it
+     * renamed them away (it keeps them until its first checkpoint write, and makes the segment after the hole before
+     * it). They lie between the cut segment (whose records end where the hole starts) and the segment after the
+     * hole; that open gave up everything after its cut, so they are given up again, their records counted as
+     * dropped and logged, and the next open decides as the stopped one did. In every mode: the hole was decided.
+     *
+     * @return true when segments were dropped.
+     */
+    boolean dropGivenUpBeforeHole(final List<Segment> used, final LogMeta meta) throws IOException
+    {
+        for (int j = 1; j < used.size(); j++)
+        {
+            final long holeFrom = used.get(j).holeFrom();
+            if (holeFrom < 0)
+            {
+                continue;
+            }
+            // the cut segment: the last one before whose records start below the hole (or the first at its start,
+            // a cut segment left with no record)
+            int cut = -1;
+            for (int k = 0; k < j; k++)
+            {
+                final long base = used.get(k).baseOffset();
+                cut = base < holeFrom || cut < 0 && base == holeFrom ? k : cut;
+            }
+            if (cut < 0 || cut == j - 1)
+            {
+                continue;
+            }
+            final long end = scope.endOfDropped(used, cut + 1, j, RecordDescriptor.recordLogId(meta.logId()));
+            scope.droppedEnd = Math.max(scope.droppedEnd, end);
+            scope.droppedFrom = scope.droppedFrom < 0 ? holeFrom : Math.min(scope.droppedFrom, holeFrom);
+            final String which = used.get(cut + 1).path().getFileName() + " .. " + used.get(j - 1).path().getFileName();
+            for (int k = j - 1; k > cut; k--)
+            {
+                final Segment given = used.remove(k);
+                IndexFile.delete(io, dir, given.sequence());
+                scope.recycle(given.path());
+            }
+            LOG.log(System.Logger.Level.WARNING, "log '" + name + "': segments " + which + " lie between the cut " +
+                "segment and the hole [" + holeFrom + ", " + used.get(cut + 1).baseOffset() + ") after it: an open " +
+                "that gave them up (records up to offset " + end + ", dropped) was stopped before it renamed them away");
+            return true;
+        }
+        return false;
+    }
+
+    /**
      * A headerless (blank) file below every segment with records, while the first of those does not start at
      * offset 0, is a hole: that taken segment's first write was lost in a crash (a volatile cache) while a later
      * segment's survived, so the log would open starting above 0. The segments after it are recycled and their
