@@ -32,10 +32,11 @@ package io.directlog.storage;
  *                       range are never given to new records: a log whose every segment was dropped restarts at its
  *                       old end.
  *                       <p>
- *                       A hole: with {@link RecoveryMode#TRUNCATE_AT_CORRUPTION}, when the records end below an
- *                       offset a dropped record may have held (the offset the checkpoint names as durable, the end
- *                       of valid records found after the cut below or beyond the watermark), the log goes on at that
- *                       offset ({@link Log#endOffset()}), not at {@code cutOffset}: the offsets between, this range,
+ *                       A hole: when the records end below an offset a dropped record may have held (with
+ *                       {@link RecoveryMode#TRUNCATE_AT_CORRUPTION} the offset the checkpoint names as durable; in
+ *                       every mode that drops records, {@link RecoveryMode#TOLERATE_TORN_TAIL}'s torn tail included,
+ *                       the end of valid records found after the cut below or beyond the watermark), the log goes on
+ *                       at that offset ({@link Log#endOffset()}), not at {@code cutOffset}: the offsets between, this range,
  *                       belong to no record, and a new segment's header records them. Where lost bytes may have
  *                       held records beyond every offset recovery knows of (after a crash, the newest segment's file
  *                       cut short or lost: how far its records reached is unknown, and {@code droppedRecords} counts

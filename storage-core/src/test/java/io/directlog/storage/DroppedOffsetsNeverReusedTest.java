@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -16,12 +18,15 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.directlog.storage.format.SegmentHeaderDescriptor;
+
 /**
  * Issue 17: offsets are never given to a second record, also where the checkpoint does not name the end. After a
  * crash, {@link RecoveryMode#TRUNCATE_AT_CORRUPTION} may drop records beyond the durable watermark (damage with
- * valid records after it) or lose an unknown number of them (the newest segment's file cut short): a consumer may
- * have read them, so the log goes on above every offset they may have held, after a hole in the offsets, and says
- * so in its report. Reads cross the hole; a reopen keeps it.
+ * valid records after it) or lose an unknown number of them (the newest segment's file cut short), and the default
+ * mode cuts a torn tail with valid records counted after it: a consumer may have read them, so the log goes on
+ * above every offset they may have held, after a hole in the offsets, and says so in its report. Reads cross the
+ * hole; a reopen keeps it.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DroppedOffsetsNeverReusedTest
@@ -50,7 +55,43 @@ class DroppedOffsetsNeverReusedTest
             RecoveryTest.append(log, ACKED, ACKED + 10);
             assertAcross(log, cp[3], ACKED, ACKED + 10);
         }
-        reopenKeepsTheHole(image, cp[3], ACKED, ACKED + 10);
+        reopenKeepsTheHole(image, RecoveryMode.TRUNCATE_AT_CORRUPTION, cp[3], ACKED, ACKED + 10);
+    }
+
+    /**
+     * The default mode too: a torn tail with valid (acknowledged) records counted after it is cut, and the log goes
+     * on after them, past a hole, not at the cut (main gave their offsets to the next appends). A 4 KiB block
+     * zeroed after the watermark's block reads as never written (a torn span), so the default mode cuts it.
+     */
+    @Test
+    void theDefaultModeKeepsTheOffsetsOfRecordsFoundAfterATornTail() throws Exception
+    {
+        final Path image = RecoveryTest.imageWithTail("reuse-torn-default", 200, ACKED);
+        final Path logDir = image.resolve("a");
+        final long[] cp = StoreFiles.checkpoint(logDir);
+        assertTrue(cp[3] < ACKED, "the watermark stays below the tail: " + cp[3]);
+        final Path segment = logDir.resolve(String.format("%020d.log", cp[1]));
+        final long block = cp[2] / 4096 * 4096 + 4096;
+        assertTrue(StoreFiles.lastRecordByte(segment) > block + 3 * 4096, "records after the zeroed block");
+        StoreFiles.write(segment, block, new byte[4096]);
+        final long cut;
+        try (LogStore store = LogStore.open(RecoveryTest.config(image, RecoveryMode.TOLERATE_TORN_TAIL)))
+        {
+            final Log log = store.log("a");
+            final RecoveryReport report = log.recoveryReport();
+            System.out.println("RECOVERY torn tail with records after it, default mode: " + report);
+            cut = report.cutOffset();
+            assertTrue(report.tornTail(), report.toString());
+            assertTrue(cut >= cp[3] && cut < ACKED, report.toString());
+            assertEquals(cut, report.droppedFromOffset(), report.toString());
+            assertEquals(ACKED, report.droppedToOffset(), report.toString());
+            assertEquals(ACKED - cut, report.droppedRecords(), report.toString());
+            assertEquals(ACKED, log.endOffset(), "goes on after the last offset a dropped record held: " + report);
+            assertEquals(ACKED, log.append(RecoveryTest.payload(ACKED)).join(), "the next append's offset");
+            RecoveryTest.append(log, ACKED + 1, ACKED + 10);
+            assertAcross(log, cut, ACKED, ACKED + 10);
+        }
+        reopenKeepsTheHole(image, RecoveryMode.TOLERATE_TORN_TAIL, cut, ACKED, ACKED + 10);
     }
 
     @Test
@@ -90,14 +131,45 @@ class DroppedOffsetsNeverReusedTest
             }
             assertAcross(log, holeFrom, holeTo, holeTo + 10);
         }
-        reopenKeepsTheHole(image, holeFrom, holeTo, holeTo + 10);
+        reopenKeepsTheHole(image, RecoveryMode.TRUNCATE_AT_CORRUPTION, holeFrom, holeTo, holeTo + 10);
+    }
+
+    /**
+     * The newest segment's header garbled with its records intact behind it: TRUNCATE_AT_CORRUPTION gives the file
+     * up and reports the whole range it held, from the segment's start (where the previous segment's records end)
+     * to the end of its last record, all counted, and goes on after them.
+     */
+    @Test
+    void aBadNewestHeaderWithRecordsBehindItReportsTheWholeRangeItDrops() throws Exception
+    {
+        final long acked = 9_000;
+        final Path image = RecoveryTest.imageWithTail("reuse-bad-header", 100, acked); // rolls past the watermark's
+        final Path newest = newestWithRecords(image.resolve("a"));
+        final long base = ByteBuffer.wrap(StoreFiles.read(newest, 0, 64)).order(ByteOrder.nativeOrder())
+            .getLong(SegmentHeaderDescriptor.BASE_OFFSET_OFFSET);
+        assertTrue(base > 100 && base < acked, "a segment beyond the watermark's: " + base);
+        StoreFiles.flip(newest, 30);
+        try (LogStore store = LogStore.open(RecoveryTest.config(image, RecoveryMode.TRUNCATE_AT_CORRUPTION)))
+        {
+            final Log log = store.log("a");
+            final RecoveryReport report = log.recoveryReport();
+            System.out.println("RECOVERY bad newest header: " + report);
+            assertEquals(base, report.cutOffset(), report.toString());
+            assertEquals(base, report.droppedFromOffset(), report.toString());
+            assertEquals(acked, report.droppedToOffset(), report.toString());
+            assertEquals(acked - base, report.droppedRecords(), report.toString());
+            assertEquals(acked, log.endOffset(), report.toString());
+            RecoveryTest.append(log, acked, acked + 10);
+            assertAcross(log, base, acked, acked + 10);
+        }
+        reopenKeepsTheHole(image, RecoveryMode.TRUNCATE_AT_CORRUPTION, base, acked, acked + 10);
     }
 
     /** A clean reopen: the records on both sides of the hole, and the next append after the new ones. */
-    private static void reopenKeepsTheHole(final Path image, final long holeFrom, final long holeTo, final long end)
-        throws Exception
+    private static void reopenKeepsTheHole(final Path image, final RecoveryMode mode, final long holeFrom,
+        final long holeTo, final long end) throws Exception
     {
-        try (LogStore store = LogStore.open(RecoveryTest.config(image, RecoveryMode.TRUNCATE_AT_CORRUPTION)))
+        try (LogStore store = LogStore.open(RecoveryTest.config(image, mode)))
         {
             final Log log = store.log("a");
             assertTrue(log.recoveryReport().cleanShutdown(), log.recoveryReport().toString());

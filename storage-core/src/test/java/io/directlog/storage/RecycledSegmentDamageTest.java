@@ -166,12 +166,24 @@ class RecycledSegmentDamageTest
                 assertTrue(report.droppedRecords() >= acked - cutAt - 16, mode + ": the valid records after the hole " +
                     "are reported (" + (acked - cutAt) + " acknowledged from the cut): " + report);
                 assertEquals(acked, cutAt + report.droppedRecords(), mode + ": " + report);
-                // TRUNCATE_AT_CORRUPTION never gives the dropped records' offsets again: it goes on after them, past
-                // a hole in the offsets (issue 17); the default mode cuts a torn tail and goes on at the cut
-                final long goesOn = mode == RecoveryMode.TRUNCATE_AT_CORRUPTION ? acked : cutAt;
-                assertEquals(goesOn, log.endOffset(), mode + ": " + report);
+                // no mode gives the dropped records' offsets again (a consumer may have read them): both go on
+                // after them, past a hole in the offsets (issue 17), the default mode's torn tail included
+                assertEquals(acked, report.droppedToOffset(), mode + ": " + report);
+                assertEquals(acked, log.endOffset(), mode + ": " + report);
                 RecoveryTest.assertRecords(log, Math.max(log.startOffset(), cutAt - 500), cutAt);
-                RecoveryTest.append(log, goesOn, goesOn + 5);
+                RecoveryTest.append(log, acked, acked + 5);
+                try (RecordBatch batch = log.read(cutAt, 1 << 16))
+                {
+                    assertEquals(acked, batch.iterator().next().offset(),
+                        mode + ": a read in the hole starts at its end");
+                }
+            }
+            try (LogStore store = LogStore.open(config(p, mode, Duration.ofHours(1))))
+            {
+                final Log log = store.log("a");
+                assertTrue(log.recoveryReport().cleanShutdown(), mode + ": " + log.recoveryReport());
+                assertEquals(acked + 5, log.endOffset(), mode + ": a clean reopen keeps the hole");
+                RecoveryTest.assertRecords(log, acked, acked + 5);
             }
         }
     }
@@ -220,10 +232,64 @@ class RecycledSegmentDamageTest
         {
             final Log log = store.log("a");
             final RecoveryReport report = log.recoveryReport();
-            assertEquals(acked - 1, log.endOffset(), report.toString());
+            assertEquals(acked - 1, report.cutOffset(), report.toString());
             assertTrue(report.tornTail(), "cut as a torn tail, not taken for the end: " + report);
             assertEquals(last.position(), report.cutPosition(), report.toString());
             assertTrue(report.zeroedBytes() > 0, "the garbage is counted where it was zeroed: " + report);
+            // the batch's write mark (its gap had room for one) names the garbled record: counted, and its offset
+            // never given again (issue 17); without a mark nothing is known after the cut: a plain torn tail
+            if (report.droppedRecords() > 0)
+            {
+                assertEquals(acked - 1, report.droppedFromOffset(), report.toString());
+                assertEquals(acked, report.droppedToOffset(), report.toString());
+                assertEquals(acked, log.endOffset(), "goes on after the hole: " + report);
+            }
+            else
+            {
+                assertEquals(acked - 1, log.endOffset(), "a plain torn tail goes on at the cut: " + report);
+            }
+            final long next = log.endOffset();
+            assertEquals(next, log.append(RecoveryTest.payload(next)).join(), report.toString());
+        }
+    }
+
+    /**
+     * Not yet found (docs/durability.md, "Not yet found"): garbage over a whole write at a block boundary of a
+     * recycled segment, its write mark included (or over a write whose gap is shorter than a mark, so that it has
+     * none). A recycled file holds stale bytes of older segments there, and nothing else tells them from garbage:
+     * the log is cut there as at its end, silently. What should happen: refused under ABSOLUTE_CONSISTENCY, the
+     * record reported as dropped (and its offset never given again) under TOLERATE_TORN_TAIL.
+     */
+    @org.junit.jupiter.api.Disabled("issue 17, not yet found: garbage over a whole write (its write mark included) " +
+        "at a block boundary of a recycled segment cannot be told from the stale bytes a recycled file holds there, " +
+        "so the log is cut there as at its end with nothing reported")
+    @Test
+    void garbageOverAWholeLoneWriteAtABlockBoundaryInARecycledSegmentIsReportedOrRefused() throws Exception
+    {
+        final CrashImage made = crashImageWithTail("recycled-garbage-whole", 30, false);
+        final Path image = made.image();
+        final long acked = made.acked();
+        final Path active = made.active();
+        final List<Found> recs = records(active);
+        final Found lone = recs.get(recs.size() - 1);
+        assertEquals(acked - 1, lone.offset());
+        assertEquals(0, lone.position() % BLOCK, "alone in its write");
+        // the whole write: the record, its gap and the mark at the gap's end, up to the next block boundary
+        final int blockEnd = (lone.position() + ((lone.length() + 7) & ~7) + BLOCK - 1) / BLOCK * BLOCK;
+        final byte[] garbage = new byte[blockEnd - lone.position()];
+        new Random(SEED).nextBytes(garbage);
+        StoreFiles.write(active, lone.position(), garbage);
+        final Path strict = StoreFiles.crashImage(image, "recycled-garbage-whole-strict");
+        assertThrows(CorruptLogException.class,
+            () -> LogStore.open(config(strict, RecoveryMode.ABSOLUTE_CONSISTENCY, Duration.ofHours(1))).close(),
+            "seed " + SEED);
+        try (LogStore store = LogStore.open(config(image, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofHours(1))))
+        {
+            final Log log = store.log("a");
+            final RecoveryReport report = log.recoveryReport();
+            assertEquals(acked - 1, report.droppedFromOffset(), "the garbled write is reported: " + report);
+            assertEquals(acked, report.droppedToOffset(), report.toString());
+            assertEquals(acked, log.endOffset(), "its offset is never given again: " + report);
         }
     }
 
@@ -261,11 +327,14 @@ class RecycledSegmentDamageTest
         {
             final Log log = store.log("a");
             final RecoveryReport report = log.recoveryReport();
-            assertEquals(acked - 1, log.endOffset(), report.toString());
+            assertEquals(acked - 1, report.cutOffset(), report.toString());
             assertTrue(report.tornTail(), "cut as a torn tail, not taken for the end: " + report);
             assertEquals(acked - 1, report.droppedFromOffset(), "the garbled record is reported: " + report);
             assertEquals(acked, report.droppedToOffset(), report.toString());
             assertTrue(report.zeroedBytes() > 0, "the garbage is counted where it was zeroed: " + report);
+            // the mark proves the record was written (and acknowledged): its offset is never given again (issue 17)
+            assertEquals(acked, log.endOffset(), "goes on after the hole: " + report);
+            assertEquals(acked, log.append(RecoveryTest.payload(acked)).join(), report.toString());
         }
     }
 }

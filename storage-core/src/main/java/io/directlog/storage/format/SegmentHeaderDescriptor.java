@@ -77,10 +77,11 @@ public final class SegmentHeaderDescriptor
      */
     public static final int FLAG_RECYCLED = 1;
     /**
-     * The offsets {@code [holeFrom, baseOffset)} before this segment belong to no record: recovery under
-     * TRUNCATE_AT_CORRUPTION found the records ending below an offset the checkpoint names as acknowledged (a lost
-     * segment, or damage below the watermark) and went on there, so that no offset is given to a second record
-     * (issue 17). The previous segment's records end at {@link #HOLE_FROM_OFFSET}, not at this base offset.
+     * The offsets {@code [holeFrom, baseOffset)} before this segment belong to no record: recovery found the
+     * records ending below an offset a dropped record may have held (under TRUNCATE_AT_CORRUPTION one the checkpoint
+     * names as acknowledged after a lost segment or damage below the watermark; in any mode the end of valid records
+     * dropped after a cut, the default's torn tail included) and went on there, so that no offset is given to a
+     * second record (issue 17). The previous segment's records end at {@link #HOLE_FROM_OFFSET}, not at this base offset.
      */
     public static final int FLAG_HOLE_BEFORE = 2;
     /**

@@ -16,10 +16,11 @@ final class DamageProbe
     {
     }
 
-    /** Valid records found after damage: where the first starts, and the end offset of the farthest. */
+    /** Valid records found after damage: where the first starts, its offset, and the end offset of the farthest. */
     static final class ValidAfter
     {
         int firstPosition = -1;
+        long firstOffset = -1;
         long endOffset = -1;
     }
 
@@ -47,7 +48,11 @@ final class DamageProbe
             probe.scan(buffer, p, size, offset, recordLogId, null, 0, size);
             if (probe.records() > 0)
             {
-                found.firstPosition = found.firstPosition < 0 ? p : found.firstPosition;
+                if (found.firstPosition < 0)
+                {
+                    found.firstPosition = p;
+                    found.firstOffset = offset;
+                }
                 found.endOffset = Math.max(found.endOffset, probe.nextOffset());
                 p = probe.position() - RecordDescriptor.ALIGNMENT;
             }

@@ -278,7 +278,8 @@ final class LogLoader
         {
             listCheck.dropAfterBadHeader(used, files, headers.badNewest, headers.badReason, headers.badLater, meta);
         }
-        final boolean holeDropped = listCheck.dropAfterBlank(used, headers.blank, meta) || listChanged;
+        final boolean givenUp = listCheck.dropGivenUpBeforeHole(used, meta);
+        final boolean holeDropped = listCheck.dropAfterBlank(used, headers.blank, meta) || listChanged || givenUp;
         for (int i = 0; i + 1 < used.size(); i++)
         {
             final Segment s = used.get(i);

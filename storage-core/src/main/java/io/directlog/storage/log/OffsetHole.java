@@ -11,8 +11,9 @@ import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.FileMode;
 
 /**
- * The last step of a TRUNCATE_AT_CORRUPTION recovery that dropped records above where its records end (a lost
- * middle or newest segment, damage below or beyond the watermark, an open-ended drop after a crash): offsets are
+ * The last step of a recovery that dropped records above where its records end (TRUNCATE_AT_CORRUPTION: a lost
+ * middle or newest segment, damage below or beyond the watermark, an open-ended drop after a crash; the default
+ * mode too: a torn tail with valid records counted after it, or a write mark naming records past it): offsets are
  * never given to a second record (issue 17), so the log goes on after the highest offset a dropped record may have
  * held ({@link RecoveryRules#continueAt}), not at its cut. The offsets between are a hole:
  * a new, empty segment whose header records it ({@link SegmentHeaderDescriptor#FLAG_HOLE_BEFORE}, with where the
@@ -30,7 +31,7 @@ final class OffsetHole extends RecoveryStep
     }
 
     /**
-     * The offset the log must go on at after TRUNCATE_AT_CORRUPTION dropped records ({@link RecoveryRules#continueAt}
+     * The offset the log must go on at after recovery dropped records ({@link RecoveryRules#continueAt}
      * decides): the highest offset a dropped record may have held, named by the checkpoint, found in what was
      * dropped, or bounded where lost bytes leave the range open-ended.
      *
@@ -113,7 +114,7 @@ final class OffsetHole extends RecoveryStep
             "the bound is the most offsets their segment could hold)" : " (named by the checkpoint as durable, or " +
             "found after the cut)") + ": the log goes on at " + continueAt + " in " + path.getFileName() +
             ", whose header records the hole [" + holeFrom + ", " + continueAt + ") so that no offset is given to " +
-            "a second record (TRUNCATE_AT_CORRUPTION; a read in the hole returns the records from its end)");
+            "a second record (" + mode + "; a read in the hole returns the records from its end)");
     }
 
     /** A whole, zeroed segment file with the header, synced, then named (as a prepared file is). */

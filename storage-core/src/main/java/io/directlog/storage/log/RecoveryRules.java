@@ -178,14 +178,14 @@ final class RecoveryRules
     }
 
     /**
-     * Where appends go on after a TRUNCATE_AT_CORRUPTION recovery dropped records: offsets are never given to a
-     * second record (issue 17), so never below any offset a dropped record may have held, acknowledged or not (a
-     * record found after the cut may have been acknowledged, and read, before the crash). The highest of:
+     * Where appends go on after a recovery dropped records, in every mode: offsets are never given to a second
+     * record (issue 17), so never below any offset a dropped record may have held, acknowledged or not (a record
+     * found after the cut may have been acknowledged, DSYNC or DIRECT, and read, before the crash). The highest of:
      * <ul>
      * <li>where the recovered records end;</li>
      * <li>the offset the checkpoint names as durable;</li>
-     * <li>the end of the farthest dropped record found (after the damage in the cut segment, in dropped
-     *     segments), whether below or beyond the watermark;</li>
+     * <li>the end of the farthest dropped record found (after the damage in the cut segment, a write mark's end in
+     *     a recycled one, in dropped segments), whether below or beyond the watermark;</li>
      * <li>where the dropped range is open-ended (after a crash, bytes of the newest segment lost: its file cut
      *     short, deleted, or the watermark's file gone), nothing says how far the lost records reached, only where
      *     their segment started at the highest ({@code lostBase}) and how big it could be: the most offsets a
@@ -193,8 +193,11 @@ final class RecoveryRules
      *     </li>
      * </ul>
      * A truncation in progress gives up the offsets from its point by design ({@code Log.truncateTo}: a follower
-     * takes the leader's records there): nothing at or above {@code truncatedAt} counts. The other modes refuse
-     * what TRUNCATE_AT_CORRUPTION drops here, or drop only a torn tail nothing durable named: they go on at the end.
+     * takes the leader's records there): nothing at or above {@code truncatedAt} counts. The inputs differ by mode,
+     * not the rule: TRUNCATE_AT_CORRUPTION drops what the others refuse (damage below the watermark, lost files,
+     * open-ended drops), so there the checkpoint's end and the bound count; TOLERATE_TORN_TAIL drops only a torn
+     * tail, and goes on at the cut only when nothing valid is known after it (a plain torn tail), else after the
+     * farthest record found (a hole, as here); ABSOLUTE_CONSISTENCY drops nothing.
      *
      * @param recordsEnd  where the recovered records end.
      * @param durableEnd  the offset the checkpoint names as durable, or -1 (none).
@@ -208,10 +211,6 @@ final class RecoveryRules
     long continueAt(final long recordsEnd, final long durableEnd, final long droppedEnd, final long lostBase,
         final int segmentSize, final long truncatedAt)
     {
-        if (mode != RecoveryMode.TRUNCATE_AT_CORRUPTION)
-        {
-            return recordsEnd;
-        }
         long at = Math.max(durableEnd, droppedEnd);
         if (lostBase >= 0)
         {

@@ -292,7 +292,13 @@ final class SegmentListCheck extends RecoveryStep
         LOG.log(System.Logger.Level.WARNING, where + ": the log ends before it (TRUNCATE_AT_CORRUPTION)");
     }
 
-    /** The newest file's header is invalid: a torn first write, unless something says records were there. */
+    /**
+     * The newest file's header is invalid: a torn first write, unless something says records were there. Valid
+     * records of this log after the header (TRUNCATE_AT_CORRUPTION; the other modes refuse them) are dropped with
+     * the file: the whole range is reported, from the segment's start (where the previous segment's records end,
+     * or the first record found when nothing precedes it) to the end of the farthest record found, and the log
+     * goes on after it ({@link RecoveryRules#continueAt}).
+     */
     void checkBadNewest(final Path path, final long sequence, final String why, final Checkpoint.State state,
         final List<Segment> used, final int size, final LogMeta meta) throws IOException
     {
@@ -314,8 +320,10 @@ final class SegmentListCheck extends RecoveryStep
         {
             final int read = scope.readTolerant(f, memory.byteBuffer(), 0, size);
             scope.scannedBytes += read;
-            final long found = DamageProbe.validRecordAfter(memory.buffer(), SegmentHeaderDescriptor.LENGTH - 8,
-                Math.max(0, read), lowest, RecordDescriptor.recordLogId(meta.logId()), align).endOffset;
+            final DamageProbe.ValidAfter valid = DamageProbe.validRecordAfter(memory.buffer(),
+                SegmentHeaderDescriptor.LENGTH - 8, Math.max(0, read), lowest,
+                RecordDescriptor.recordLogId(meta.logId()), align);
+            final long found = valid.endOffset;
             if (found >= 0)
             {
                 if (rules.judgeBadNewestHeader(covered, true) == RecoveryRules.DamageVerdict.REFUSE_VALID_RECORDS_AFTER)
@@ -323,7 +331,15 @@ final class SegmentListCheck extends RecoveryStep
                     throw new CorruptLogException(where + ", and valid records (up to offset " + found +
                         ") follow it: corruption, not a torn first write");
                 }
+                // the segment started where the previous one's records end (known once its tail is recovered: the
+                // report takes the lower of the two), at the latest where its first record found starts; below a
+                // lost start range the checkpoint's list named, that range reports it (counted once)
+                final long from = Math.max(valid.firstOffset, scope.startLostTo);
+                scope.droppedFrom = scope.droppedFrom < 0 ? from : Math.min(scope.droppedFrom, from);
                 scope.droppedEnd = Math.max(scope.droppedEnd, found);
+                LOG.log(System.Logger.Level.WARNING, where + ": valid records from offset " + valid.firstOffset +
+                    " up to offset " + found + " follow it, dropped with the file and counted from where the " +
+                    "previous segment's records end (TRUNCATE_AT_CORRUPTION)");
             }
         }
         finally
@@ -331,6 +347,55 @@ final class SegmentListCheck extends RecoveryStep
             memory.free();
         }
         LOG.log(System.Logger.Level.WARNING, where + ": reusing it as a prepared segment once re-zeroed");
+    }
+
+    /**
+     * Segments an earlier open gave up when it cut the log and went on after a hole in the offsets (a segment whose
+     * header records the hole, {@link Segment#holeFrom()}), still under their names: that open was stopped before it
+     * renamed them away (it keeps them until its first checkpoint write, and makes the segment after the hole before
+     * it). They lie between the cut segment (whose records end where the hole starts) and the segment after the
+     * hole; that open gave up everything after its cut, so they are given up again, their records counted as
+     * dropped and logged, and the next open decides as the stopped one did. In every mode: the hole was decided.
+     *
+     * @return true when segments were dropped.
+     */
+    boolean dropGivenUpBeforeHole(final List<Segment> used, final LogMeta meta) throws IOException
+    {
+        for (int j = 1; j < used.size(); j++)
+        {
+            final long holeFrom = used.get(j).holeFrom();
+            if (holeFrom < 0)
+            {
+                continue;
+            }
+            // the cut segment: the last one before whose records start below the hole (or the first at its start,
+            // a cut segment left with no record)
+            int cut = -1;
+            for (int k = 0; k < j; k++)
+            {
+                final long base = used.get(k).baseOffset();
+                cut = base < holeFrom || cut < 0 && base == holeFrom ? k : cut;
+            }
+            if (cut < 0 || cut == j - 1)
+            {
+                continue;
+            }
+            final long end = scope.endOfDropped(used, cut + 1, j, RecordDescriptor.recordLogId(meta.logId()));
+            scope.droppedEnd = Math.max(scope.droppedEnd, end);
+            scope.droppedFrom = scope.droppedFrom < 0 ? holeFrom : Math.min(scope.droppedFrom, holeFrom);
+            final String which = used.get(cut + 1).path().getFileName() + " .. " + used.get(j - 1).path().getFileName();
+            for (int k = j - 1; k > cut; k--)
+            {
+                final Segment given = used.remove(k);
+                IndexFile.delete(io, dir, given.sequence());
+                scope.recycle(given.path());
+            }
+            LOG.log(System.Logger.Level.WARNING, "log '" + name + "': segments " + which + " lie between the cut " +
+                "segment and the hole [" + holeFrom + ", " + used.get(cut + 1).baseOffset() + ") after it: an open " +
+                "that gave them up (records up to offset " + end + ", dropped) was stopped before it renamed them away");
+            return true;
+        }
+        return false;
     }
 
     /**

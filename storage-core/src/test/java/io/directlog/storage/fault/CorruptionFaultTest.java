@@ -476,7 +476,17 @@ class CorruptionFaultTest
                 assertRecords(log, aCount, size);
                 final long end = log.endOffset();
                 assertTrue(end >= aCount && end <= aCount + bCount, "end " + end);
-                for (long i = aCount; i < end; i++)
+                // B's records found after a never-written sector keep their offsets (issue 17): the records end at
+                // the cut, and the log goes on after them past a reported hole
+                final RecoveryReport report = log.recoveryReport();
+                final long recordsEnd = report.cutOffset();
+                assertTrue(recordsEnd >= aCount && recordsEnd <= end, report.toString());
+                if (recordsEnd < end)
+                {
+                    assertEquals(recordsEnd, report.droppedFromOffset(), report.toString());
+                    assertEquals(end, report.droppedToOffset(), report.toString());
+                }
+                for (long i = aCount; i < recordsEnd; i++)
                 {
                     assertRecordAt(log, i, size);
                 }

@@ -288,10 +288,10 @@ final class PowerLossChecker
         final long allowedStart) throws Exception
     {
         final RecoveryReport report = log.recoveryReport();
-        // TRUNCATE_AT_CORRUPTION may drop the range below the start and restart above it (a record found there keeps
-        // its offset, issue 17): accounted for when the report names it, and no record from allowedStart is readable
-        final boolean startDropped = report.mode() == RecoveryMode.TRUNCATE_AT_CORRUPTION &&
-            log.startOffset() > allowedStart && report.droppedFromOffset() >= 0 &&
+        // recovery may drop the range below the start and restart above it (a record found there keeps its offset,
+        // issue 17; the default mode too, when a torn tail drops every segment with records): accounted for when the
+        // report names it, and no record from allowedStart is readable
+        final boolean startDropped = log.startOffset() > allowedStart && report.droppedFromOffset() >= 0 &&
             report.droppedFromOffset() <= allowedStart && report.droppedToOffset() >= log.startOffset();
         if (log.startOffset() > allowedStart && !startDropped)
         {

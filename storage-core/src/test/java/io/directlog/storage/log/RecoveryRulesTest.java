@@ -145,7 +145,7 @@ class RecoveryRulesTest
     }
 
     @Test
-    void truncateAtCorruptionGoesOnAboveEveryOffsetADroppedRecordMayHaveHeld()
+    void everyModeGoesOnAboveEveryOffsetADroppedRecordMayHaveHeld()
     {
         final RecoveryRules truncate = new RecoveryRules(TRUNCATE_AT_CORRUPTION);
         final int size = 1 << 20;
@@ -163,9 +163,13 @@ class RecoveryRulesTest
         assertEquals(Long.MAX_VALUE, truncate.continueAt(500, -1, -1, Long.MAX_VALUE - 5, size, -1), "saturates");
         // a truncation in progress gave up the offsets from its point: never a hole past it
         assertEquals(600, truncate.continueAt(500, 600, 900, 800, size, 600));
-        // the other modes refuse what TRUNCATE_AT_CORRUPTION drops, or cut only a torn tail: at the records' end
-        assertEquals(500, new RecoveryRules(TOLERATE_TORN_TAIL).continueAt(500, 450, 900, 800, size, -1));
-        assertEquals(500, new RecoveryRules(ABSOLUTE_CONSISTENCY).continueAt(500, 450, 900, 800, size, -1));
+        // one rule in every mode (issue 17): a plain torn tail (nothing found after the cut) goes on at the cut,
+        // a torn tail with valid records counted after it goes on after them, in the default mode too
+        final RecoveryRules tolerate = new RecoveryRules(TOLERATE_TORN_TAIL);
+        assertEquals(500, tolerate.continueAt(500, 450, -1, -1, size, -1));
+        assertEquals(900, tolerate.continueAt(500, 450, 900, -1, size, -1));
+        assertEquals(600, tolerate.continueAt(500, 450, 900, -1, size, 600));
+        assertEquals(500, new RecoveryRules(ABSOLUTE_CONSISTENCY).continueAt(500, 500, -1, -1, size, -1));
     }
 
     @Test
