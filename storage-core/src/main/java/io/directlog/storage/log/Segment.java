@@ -353,6 +353,35 @@ public final class Segment implements CacheOwner
     }
 
     /**
+     * Counts every write so far as synced, as {@link #syncing()} does, for an fdatasync the caller makes next
+     * through another file of the same flush domain (the syncer's round).
+     *
+     * @return true when a write was counted as not synced until now.
+     */
+    boolean takeUnsynced()
+    {
+        final boolean was = unsynced;
+        unsynced = false; // a write completing after the read sets it again; one completed before is covered
+        return was;
+    }
+
+    /**
+     * {@link #syncWrites()} when the write descriptor is open.
+     *
+     * @return false when it was not (nothing synced).
+     * @throws IOException when the sync fails.
+     */
+    synchronized boolean syncWritesIfOpen() throws IOException
+    {
+        if (directFile == null)
+        {
+            return false;
+        }
+        syncWrites();
+        return true;
+    }
+
+    /**
      * fdatasync through the write descriptor, if open: every write so far made durable. The syncer, and the writer
      * at truncation and close.
      *
