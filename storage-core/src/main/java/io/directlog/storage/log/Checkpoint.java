@@ -90,6 +90,12 @@ final class Checkpoint implements AutoCloseable
     private long offset = -1;
     private boolean sealed;
     private boolean lastFlagged;
+    /**
+     * The last slot was written without O_DSYNC ({@link #writeForSharedSync}) and no fdatasync is known to have
+     * covered it yet: the next slot write syncs first, so that the slot it does not overwrite is durable while it
+     * writes (a write torn by a power loss must leave the previous slot to read, as with O_DSYNC slots).
+     */
+    private boolean slotToSync;
     private long writes;
 
     private Checkpoint(final BlockIo io, final Path path, final long logId, final int block, final PageMemory slot,
@@ -337,6 +343,12 @@ final class Checkpoint implements AutoCloseable
         return writeSlot(w, 0, FileMode.DIRECT, true);
     }
 
+    /** The syncer's round made the slot {@link #writeForSharedSync} wrote durable (its fdatasync returned). */
+    synchronized void sharedSyncDone()
+    {
+        slotToSync = false;
+    }
+
     /**
      * fdatasync through a descriptor of this file opened for it: the syncer's round, when no log of the round has
      * a segment descriptor open, makes the writes of its flush domain durable this way (any fdatasync in the
@@ -400,6 +412,13 @@ final class Checkpoint implements AutoCloseable
         boolean written = false;
         try
         {
+            if (slotToSync)
+            {
+                // the round that wrote the other slot has not synced it yet (a writer's roll or truncation came in
+                // between): durable first, or a write torn here could leave only an older slot, or none, to read
+                file.datasync();
+                slotToSync = false;
+            }
             file.write(slot.byteBuffer(), 0, block, (g & 1) * block);
             written = true;
         }
@@ -417,6 +436,7 @@ final class Checkpoint implements AutoCloseable
         offset = w.offset();
         sealed = (flags & CheckpointDescriptor.FLAG_CLEAN) != 0;
         lastFlagged = flags != 0;
+        slotToSync = mode != FileMode.DIRECT_DSYNC;
         writes++;
         return keepOpen ? file : null;
     }

@@ -229,9 +229,7 @@ final class LogSyncer
                 syncRolled(rolled);
                 synced.add(rolled);
             }
-            // the flag first, the descriptor after (non-short-circuit): a write the flag lost (it completed between
-            // the flag's read and its clearing) went through a descriptor open now, so the round's fdatasync runs
-            final boolean wrote = active != null && (active.takeUnsynced() | active.directFile() != null);
+            final boolean wrote = active != null && active.takeUnsynced();
             roundTick = new RoundTick(w, active, wrote, synced, started);
             return true;
         }
@@ -295,6 +293,12 @@ final class LogSyncer
                 "tries again: " + e.getMessage());
             return null;
         }
+    }
+
+    /** Round step 3's end: the round's fdatasync made the slot {@link #writeRoundCheckpoint} wrote durable. */
+    void roundCheckpointSynced()
+    {
+        parts.checkpoint().sharedSyncDone();
     }
 
     /**

@@ -46,6 +46,7 @@ public final class SyncerRound
 {
     /** Logs per group: their acknowledgements wait for the group's slot writes, about 50 us a log. */
     static final int GROUP_MAX = 128;
+    private static final System.Logger LOG = System.getLogger(DefaultLog.class.getName());
     private static final long EARLY_WINDOW_MAX_NANOS = 250_000_000L;
 
     private final long nowNanos;
@@ -130,9 +131,27 @@ public final class SyncerRound
         }
         finally
         {
-            for (final LogSyncer log : in)
+            finishAll(in, failures, failed);
+        }
+    }
+
+    /**
+     * Step 4 for every log of the group, each on its own: an error escaping one log's (a metrics listener, say)
+     * must not leave the next ones' acknowledgements held back for good, nor end the syncer thread.
+     */
+    private void finishAll(final List<LogSyncer> in, final Map<LogSyncer, Throwable> failures,
+        final Map<LogSyncer, String> failed)
+    {
+        for (final LogSyncer log : in)
+        {
+            try
             {
                 log.finishRoundSync(nowNanos, failed.get(log), failures.get(log));
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.log(System.Logger.Level.WARNING, "log '" + log.name() + "': the end of its syncer round failed: " +
+                    e);
             }
         }
     }
@@ -188,6 +207,10 @@ public final class SyncerRound
             if (last != null)
             {
                 last.datasync();
+                for (final LogSyncer log : wrote)
+                {
+                    log.roundCheckpointSynced(); // their next slot write need not sync first
+                }
             }
         }
         catch (final IOException | RuntimeException e)
