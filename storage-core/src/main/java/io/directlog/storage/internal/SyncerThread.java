@@ -1,10 +1,12 @@
 package io.directlog.storage.internal;
 
 import io.directlog.storage.log.DefaultLog;
+import io.directlog.storage.log.SyncerRound;
 
 /**
  * The store's syncer thread: a timer that gives each open log a tick every {@value #PERIOD_MILLIS} ms, in which
- * the log's own syncer decides whether to fdatasync what its writer wrote.
+ * the log's own syncer decides whether to fdatasync what its writer wrote; the logs that share a flush domain are
+ * synced together, with two device flushes a pass ({@link SyncerRound}), not two a log.
  * <p>
  * Thread-safe: started once; stopped once, by the store's close after its logs are closed (an interrupt during a
  * log's sync could close that log's file channel under it).
@@ -39,10 +41,12 @@ final class SyncerThread
         while (logs.isOpen())
         {
             final long now = System.nanoTime();
+            final SyncerRound round = new SyncerRound(now);
             for (final DefaultLog log : logs.openLogs().values())
             {
-                log.onSyncerTick(now);
+                log.onSyncerTick(now, round); // a log on a flush domain joins the round when due; others tick now
             }
+            round.run();
             try
             {
                 Thread.sleep(PERIOD_MILLIS); // a period, not a wait for another thread: the syncer is a timer

@@ -90,6 +90,12 @@ final class Checkpoint implements AutoCloseable
     private long offset = -1;
     private boolean sealed;
     private boolean lastFlagged;
+    /**
+     * The last slot was written without O_DSYNC ({@link #writeForSharedSync}) and no fdatasync is known to have
+     * covered it yet: the next slot write syncs first, so that the slot it does not overwrite is durable while it
+     * writes (a write torn by a power loss must leave the previous slot to read, as with O_DSYNC slots).
+     */
+    private boolean slotToSync;
     private long writes;
 
     private Checkpoint(final BlockIo io, final Path path, final long logId, final int block, final PageMemory slot,
@@ -309,20 +315,75 @@ final class Checkpoint implements AutoCloseable
      */
     synchronized boolean write(final Watermark w, final int flags) throws IOException
     {
-        if (sealed || w.epoch() < epoch ||
-            (w.epoch() == epoch && (w.sequence() < sequence || (w.sequence() == sequence && w.offset() < offset))))
+        if (!isNew(w, flags))
         {
             return false;
-        }
-        if (flags == 0 && !lastFlagged && w.epoch() == epoch && w.sequence() == sequence && w.offset() == offset)
-        {
-            return false; // nothing new
         }
         writeSlot(w, flags);
         return true;
     }
 
+    /**
+     * Writes the syncer's watermark to the next slot like {@link #write} with no flag, but without O_DSYNC, and
+     * hands back the still open descriptor: the syncer's round ({@link SyncerRound}) writes the slots of every log
+     * it synced this way and then makes them all durable with one fdatasync through the last of these descriptors,
+     * closing the others at once. Only for a file in a flush domain ({@code BlockIo.flushDomain}): the slot is an
+     * overwrite of written space inside the file's size, which any fdatasync in the domain makes durable.
+     *
+     * @param w the watermark (made durable by the round's first fdatasync, which began after it was taken).
+     * @return the open descriptor (the caller syncs or closes it), or null when nothing new was written.
+     * @throws IOException when the write fails ({@link Unopened}: nothing was written).
+     */
+    synchronized BlockFile writeForSharedSync(final Watermark w) throws IOException
+    {
+        if (!isNew(w, 0))
+        {
+            return null;
+        }
+        return writeSlot(w, 0, FileMode.DIRECT, true);
+    }
+
+    /** The syncer's round made the slot {@link #writeForSharedSync} wrote durable (its fdatasync returned). */
+    synchronized void sharedSyncDone()
+    {
+        slotToSync = false;
+    }
+
+    /**
+     * fdatasync through a descriptor of this file opened for it: the syncer's round, when no log of the round has
+     * a segment descriptor open, makes the writes of its flush domain durable this way (any fdatasync in the
+     * domain flushes the device's cache).
+     *
+     * @throws IOException when the open or the fdatasync fails.
+     */
+    void syncFile() throws IOException
+    {
+        try (BlockFile file = io.open(path, FileMode.DIRECT, false))
+        {
+            file.datasync();
+        }
+    }
+
+    /** @return true when {@code w} with {@code flags} is to be written: not older, not sealed, something new. */
+    private boolean isNew(final Watermark w, final int flags)
+    {
+        if (sealed || w.epoch() < epoch ||
+            (w.epoch() == epoch && (w.sequence() < sequence || (w.sequence() == sequence && w.offset() < offset))))
+        {
+            return false;
+        }
+        // flags == 0 with nothing new since an unflagged slot: nothing to write
+        return flags != 0 || lastFlagged || w.epoch() != epoch || w.sequence() != sequence || w.offset() != offset;
+    }
+
     private void writeSlot(final Watermark w, final int flags) throws IOException
+    {
+        writeSlot(w, flags, FileMode.DIRECT_DSYNC, false);
+    }
+
+    /** @return the descriptor when {@code keepOpen} (the caller closes it), else null (closed here). */
+    private BlockFile writeSlot(final Watermark w, final int flags, final FileMode mode, final boolean keepOpen)
+        throws IOException
     {
         final long g = generation + 1;
         final Segment[] segments = segmentList == null ? new Segment[0] : segmentList.segments();
@@ -342,19 +403,31 @@ final class Checkpoint implements AutoCloseable
         final BlockFile file;
         try
         {
-            file = io.open(path, FileMode.DIRECT_DSYNC, false);
+            file = io.open(path, mode, false);
         }
         catch (final IOException e)
         {
             throw new Unopened(e);
         }
+        boolean written = false;
         try
         {
+            if (slotToSync)
+            {
+                // the round that wrote the other slot has not synced it yet (a writer's roll or truncation came in
+                // between): durable first, or a write torn here could leave only an older slot, or none, to read
+                file.datasync();
+                slotToSync = false;
+            }
             file.write(slot.byteBuffer(), 0, block, (g & 1) * block);
+            written = true;
         }
         finally
         {
-            RecoveryScope.closeQuietly(file); // the write was O_DSYNC: nothing is pending on the descriptor
+            if (!keepOpen || !written)
+            {
+                RecoveryScope.closeQuietly(file); // O_DSYNC: nothing is pending on the descriptor
+            }
         }
         lastWritten = w;
         generation = g;
@@ -363,7 +436,9 @@ final class Checkpoint implements AutoCloseable
         offset = w.offset();
         sealed = (flags & CheckpointDescriptor.FLAG_CLEAN) != 0;
         lastFlagged = flags != 0;
+        slotToSync = mode != FileMode.DIRECT_DSYNC;
         writes++;
+        return keepOpen ? file : null;
     }
 
     /** @return the generation of the last slot written (or read at open). */

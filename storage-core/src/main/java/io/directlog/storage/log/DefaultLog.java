@@ -416,6 +416,18 @@ public final class DefaultLog implements Log, WriterClient
         syncer.onSyncerTick(nowNanos);
     }
 
+    /**
+     * Offers this log's tick to the syncer's round, which shares the device flushes of the logs on one flush domain
+     * (see {@link SyncerRound}); a log without one ticks alone, now. Syncer thread.
+     *
+     * @param nowNanos the time.
+     * @param round    this pass's round (run after every log was offered).
+     */
+    public void onSyncerTick(final long nowNanos, final SyncerRound round)
+    {
+        syncer.offerTick(nowNanos, round);
+    }
+
     // ---------------------------------------------------------------- close
 
     /** @return true once close() began: the log takes no more appends; the store opens it anew when asked. */

@@ -203,7 +203,12 @@ final class LogCloser
                 appender.syncEverythingWritten();
                 synchronized (parts.locks().tickLock)
                 {
-                    recordCleanShutdown(parts.segments().active());
+                    // a syncer tick (or round) this close waited for may have failed the log since the check above:
+                    // a failed log is never recorded as clean, whatever the close's own fdatasync answered
+                    if (lifecycle.failure() == null)
+                    {
+                        recordCleanShutdown(parts.segments().active());
+                    }
                 }
             }
         }

@@ -36,12 +36,32 @@ final class LogSyncer
     // syncer-owned
     private int persistedActiveEntries;
     private long persistedActiveSequence = -1;
+    /** The watermark the last successful sync covered: another one means the writer wrote since. */
+    private Watermark lastSynced;
+    private Object roundDomain;
+    private boolean roundDomainKnown;
+    /** This log's part of the syncer round in progress ({@link SyncerRound}), or null. */
+    private RoundTick roundTick;
+
+    /**
+     * What one log's tick in a {@link SyncerRound} carries from step to step.
+     *
+     * @param w       the watermark taken before the round's fdatasync.
+     * @param active  the active segment then, or null.
+     * @param wrote   true when the active segment had writes not yet synced, or an open write descriptor.
+     * @param synced  the rolled segments synced.
+     * @param started when the sync began.
+     */
+    private record RoundTick(Watermark w, Segment active, boolean wrote, List<Segment> synced, long started)
+    {
+    }
 
     LogSyncer(final LogParts parts, final LogAppender appender, final SegmentIndexLoader indexes)
     {
         this.parts = parts;
         this.appender = appender;
         this.indexes = indexes;
+        this.lastSynced = parts.watermark().get();
     }
 
     /**
@@ -112,19 +132,220 @@ final class LogSyncer
             {
                 return;
             }
-            try
-            {
-                persistIndexes(synced, w);
-                Retention.apply(this, w, System.currentTimeMillis());
-            }
-            catch (final IOException | RuntimeException e)
-            {
-                // derived data and housekeeping: the log stays writable, the next tick tries again
-                LOG.log(System.Logger.Level.WARNING, "log '" + parts.name() + "': index or retention work failed: " +
-                    e.getMessage());
-            }
-            closeIdleReadFiles(nowNanos);
+            afterSync(w, synced, nowNanos);
         }
+    }
+
+    /** After a successful sync and checkpoint write: index files, retention and idle read descriptors. */
+    private void afterSync(final Watermark w, final List<Segment> synced, final long nowNanos)
+    {
+        lastSynced = w;
+        try
+        {
+            persistIndexes(synced, w);
+            Retention.apply(this, w, System.currentTimeMillis());
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            // derived data and housekeeping: the log stays writable, the next tick tries again
+            LOG.log(System.Logger.Level.WARNING, "log '" + parts.name() + "': index or retention work failed: " +
+                e.getMessage());
+        }
+        closeIdleReadFiles(nowNanos);
+    }
+
+    // ---------------------------------------------------------------- the syncer's round (SyncerRound)
+
+    /**
+     * Offers this log's tick to the syncer's round. A log whose files share a flush domain with other logs'
+     * ({@code BlockIo.flushDomain}) joins the round when its sync is due, or when it is due within the round's early
+     * window and its writer wrote since its last sync (so that logs whose syncs fall due close together share one
+     * round); the round then syncs them all with two fdatasyncs. A log without a domain ticks alone, now.
+     *
+     * @param nowNanos the time.
+     * @param round    the round of this pass of the syncer.
+     */
+    void offerTick(final long nowNanos, final SyncerRound round)
+    {
+        final LogLifecycle lifecycle = parts.lifecycle();
+        if (lifecycle.failure() != null || lifecycle.isClosing())
+        {
+            return;
+        }
+        if (!roundDomainKnown)
+        {
+            roundDomain = SharedFlushTurn.lookUpDomain(parts);
+            roundDomainKnown = true;
+        }
+        if (roundDomain == null)
+        {
+            onSyncerTick(nowNanos);
+            return;
+        }
+        final long interval = parts.config().get().syncInterval().toNanos();
+        final long elapsed = nowNanos - lastSyncNanos;
+        if (elapsed >= interval || parts.visibility().demand().wantsEarlySync(parts.config().get().durability(),
+            parts.watermark(), parts.visibility().visibleEndOffset()))
+        {
+            round.join(roundDomain, this, true);
+        }
+        else if (elapsed >= interval - SyncerRound.earlyWindow(interval) && parts.watermark().get() != lastSynced)
+        {
+            round.join(roundDomain, this, false);
+        }
+    }
+
+    /** @return the lock the round holds while it works on this log (close takes it too). */
+    Object tickLock()
+    {
+        return parts.locks().tickLock;
+    }
+
+    /**
+     * Round step 1, under {@link #tickLock()}: takes the watermark, holds acknowledgements back (as a tick alone
+     * does), syncs the rolled segments and counts the active one's writes as synced: the round's fdatasync, which
+     * begins after this, covers them.
+     *
+     * @return true when the log takes part; false when it is closing or failed (or failed now).
+     */
+    boolean beginRoundSync(final long nowNanos)
+    {
+        final LogLifecycle lifecycle = parts.lifecycle();
+        if (lifecycle.isClosing() || lifecycle.failure() != null)
+        {
+            return false;
+        }
+        lastSyncNanos = nowNanos;
+        final Watermark w = parts.watermark().get(); // BEFORE the sync: everything it names is written
+        final long started = System.nanoTime();
+        parts.ackGate().enterSync();
+        try
+        {
+            final Segment active = parts.segments().active(); // read before the rolled queue: see the roll
+            final List<Segment> synced = new ArrayList<>();
+            Segment rolled;
+            while ((rolled = parts.rolledUnsynced().poll()) != null)
+            {
+                syncRolled(rolled);
+                synced.add(rolled);
+            }
+            final boolean wrote = active != null && active.takeUnsynced();
+            roundTick = new RoundTick(w, active, wrote, synced, started);
+            return true;
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            lifecycle.failStop("background fdatasync", e);
+            parts.ackGate().exitSync();
+            parts.context().writer().wakeUp();
+            return false;
+        }
+    }
+
+    /** @return true when this log's active segment had writes to sync in this round (step 1 said so). */
+    boolean roundWrote()
+    {
+        return roundTick.wrote();
+    }
+
+    /**
+     * Round step 2: the round's fdatasync through this log's active segment, if its write descriptor is open.
+     *
+     * @return false when none was open (another member's, or a checkpoint file, serves).
+     * @throws IOException when the fdatasync fails.
+     */
+    boolean roundSyncThroughActive() throws IOException
+    {
+        return roundTick.active() != null && roundTick.active().syncWritesIfOpen();
+    }
+
+    /**
+     * Round step 2 when no member's active segment descriptor is open: the fdatasync through this log's checkpoint.
+     *
+     * @throws IOException when the fdatasync fails.
+     */
+    void roundSyncThroughCheckpoint() throws IOException
+    {
+        parts.checkpoint().syncFile();
+    }
+
+    /**
+     * Round step 3: writes the watermark to the checkpoint without O_DSYNC (the round's second fdatasync makes it
+     * durable). A checkpoint that could not be opened wrote nothing: the next tick writes it, as a tick alone does.
+     *
+     * @return the slot's open descriptor, or null when nothing was written.
+     * @throws IOException when the write fails (the round fail-stops this log).
+     */
+    BlockFile writeRoundCheckpoint() throws IOException
+    {
+        final Watermark w = roundTick.w();
+        if (w == null)
+        {
+            return null;
+        }
+        try
+        {
+            return parts.checkpoint().writeForSharedSync(w);
+        }
+        catch (final Checkpoint.Unopened e)
+        {
+            LOG.log(System.Logger.Level.WARNING, "log '" + parts.name() + "': checkpoint not written, next tick " +
+                "tries again: " + e.getMessage());
+            return null;
+        }
+    }
+
+    /** Round step 3's end: the round's fdatasync made the slot {@link #writeRoundCheckpoint} wrote durable. */
+    void roundCheckpointSynced()
+    {
+        parts.checkpoint().sharedSyncDone();
+    }
+
+    /**
+     * Round step 4, still under {@link #tickLock()}: fail-stops the log when a step failed for it, else counts the
+     * sync, lets a DSYNC log's visibility catch up; then lets acknowledgements go, and does the index, retention
+     * and descriptor work a tick alone does after its sync.
+     *
+     * @param what    the failed step, or null.
+     * @param failure its error, or null.
+     */
+    void finishRoundSync(final long nowNanos, final String what, final Throwable failure)
+    {
+        final RoundTick tick = roundTick;
+        roundTick = null;
+        final boolean ok = failure == null && parts.lifecycle().failure() == null;
+        try
+        {
+            if (failure != null)
+            {
+                if (tick.active() != null)
+                {
+                    tick.active().wroteUnsynced(); // not synced: its descriptors must not close as idle
+                }
+                parts.lifecycle().failStop(what, failure); // before the gate opens: held-back appends see it
+            }
+            else if (ok)
+            {
+                syncs++;
+                parts.events().synced(System.nanoTime() - tick.started());
+                publishDurable(tick.w());
+            }
+        }
+        finally
+        {
+            parts.ackGate().exitSync();
+            parts.context().writer().wakeUp();
+        }
+        if (ok)
+        {
+            afterSync(tick.w(), tick.synced(), nowNanos);
+        }
+    }
+
+    /** @return a name for this log in the round's failure messages. */
+    String name()
+    {
+        return parts.name();
     }
 
     /**
@@ -173,13 +394,7 @@ final class LogSyncer
             {
                 writeCheckpoint(w);
             }
-            if (w != null && parts.config().get().durability() == Durability.DSYNC &&
-                w.offset() > parts.visibility().visibleEndOffset())
-            {
-                // DIRECT-only traffic in a DSYNC log: what the sync made durable may now be shown (best effort:
-                // a full queue just means the next tick tries again)
-                context.writer().offerCommand(parts.slot().get(), () -> appender.publishVisible(w), Duration.ZERO);
-            }
+            publishDurable(w);
             return true;
         }
         catch (final IOException | RuntimeException e)
@@ -191,6 +406,17 @@ final class LogSyncer
         {
             ackGate.exitSync();
             context.writer().wakeUp(); // acknowledgements may be waiting for the sync
+        }
+    }
+
+    /** A DSYNC log with DIRECT-only traffic: what the sync made durable may now be shown. */
+    private void publishDurable(final Watermark w)
+    {
+        if (w != null && parts.config().get().durability() == Durability.DSYNC &&
+            w.offset() > parts.visibility().visibleEndOffset())
+        {
+            // best effort: a full queue just means the next tick tries again
+            parts.context().writer().offerCommand(parts.slot().get(), () -> appender.publishVisible(w), Duration.ZERO);
         }
     }
 

@@ -353,6 +353,38 @@ public final class Segment implements CacheOwner
     }
 
     /**
+     * Counts every write so far as synced, as {@link #syncing()} does, for an fdatasync the caller makes next
+     * through another file of the same flush domain (the syncer's round). Under the monitor: the idle close
+     * ({@link #closeWriteFilesIfSynced}) cannot close the descriptor between the flag's clearing and its read here.
+     *
+     * @return true when a write was counted as not synced until now, or when the write descriptor is open: a write
+     * that completed between the flag's read and its clearing (its flag lost) went through it, and the caller's
+     * fdatasync, which begins after this, must run to cover it.
+     */
+    synchronized boolean takeUnsynced()
+    {
+        final boolean was = unsynced;
+        unsynced = false; // a write completing after this sets it again; one completed before is covered
+        return was || directFile != null;
+    }
+
+    /**
+     * {@link #syncWrites()} when the write descriptor is open.
+     *
+     * @return false when it was not (nothing synced).
+     * @throws IOException when the sync fails.
+     */
+    synchronized boolean syncWritesIfOpen() throws IOException
+    {
+        if (directFile == null)
+        {
+            return false;
+        }
+        syncWrites();
+        return true;
+    }
+
+    /**
      * fdatasync through the write descriptor, if open: every write so far made durable. The syncer, and the writer
      * at truncation and close.
      *

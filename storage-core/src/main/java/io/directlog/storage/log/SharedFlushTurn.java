@@ -40,13 +40,17 @@ final class SharedFlushTurn implements SharedFlushMember
     {
         if (!domainKnown)
         {
-            domain = lookUpDomain();
+            domain = lookUpDomain(parts);
             domainKnown = true;
         }
         return domain != null && parts.context().writer().joinSharedFlush(domain, this);
     }
 
-    private Object lookUpDomain()
+    /**
+     * @return the flush domain of the log's directory when its files may share an fdatasync with other logs' (the
+     * writer's shared flush, the syncer's round), or null: this log's flushes stay its own.
+     */
+    static Object lookUpDomain(final LogParts parts)
     {
         final LogContext context = parts.context();
         if (!Boolean.parseBoolean(System.getProperty(SHARED_FLUSH_PROP_NAME, "true")) || !context.io().isDirect() ||
