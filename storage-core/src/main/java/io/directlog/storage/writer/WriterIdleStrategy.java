@@ -12,10 +12,11 @@ import org.agrona.concurrent.IdleStrategy;
  * on the writer's own CPU (the writer is pinned next to the device's interrupts; the scheduler puts the producer
  * wherever a core is free). A writer that spins without yielding holds that core for the whole spin, so such a
  * producer sees its acknowledgement, and hands over its next append, only once the writer starts to yield: with
- * 200 spinning cycles that was tens of microseconds per append, the slow one of the two modes a closed-loop
- * producer showed (MEMORY 20,000-50,000 appends/s against 400,000-600,000, DIRECT p50 1.3-2x the raw write). A
- * yield gives a waiting producer the core at once, and costs a writer alone on its core one syscall per idle
- * cycle, while it has nothing to do.
+ * 200 spinning cycles, tens of microseconds per append, the likely cause of the slow one of the two modes issue
+ * 18 saw (MEMORY 20,000-50,000 appends/s against 400,000-600,000). With the JVM confined to one CPU, 10 spins
+ * and 100 yields did 1.6-6.1x the MEMORY appends/s of 200 and 20 in four old-against-new pairs (api18, loaded
+ * machine, relative only). A yield gives a waiting producer the core at once, and costs a writer alone on its
+ * core one syscall per idle cycle, while it has nothing to do.
  * <p>
  * Producers unpark the writer only when it said it sleeps ({@link WriterQueue#sleeping}): the flag is set (volatile) before
  * the ring's tail is read, and a producer claims (a CAS on that tail) before it reads the flag, so either the
