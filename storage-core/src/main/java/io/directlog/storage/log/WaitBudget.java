@@ -7,9 +7,10 @@ import java.util.concurrent.Future;
  * recent waits, within 50 us and 1 ms, the rule of {@code AppendWaiter}. A thread whose appends are acknowledged in
  * microseconds (MEMORY, or a fast device) polls them all; a stall parks soon after the budget.
  * <p>
- * Polling first spins a few times without leaving the core (the writer acknowledges a MEMORY append within a
- * microsecond or two), then yields on each look: with more waiting threads than cores the writer may need this
- * core, and {@code Thread.yield} hands it over at once.
+ * Polling yields on each look, as {@code AppendWaiter} does, from the first: the writer may need this core (with
+ * more waiting threads than cores, or when the scheduler put this thread on the writer's pinned CPU), and
+ * {@code Thread.yield} hands it over at once. It spun 64 looks before its first yield (about a microsecond alone on
+ * a core): beside the writer on one CPU, that held the core the writer needed to acknowledge.
  * <p>
  * Except when the cores are oversubscribed. Polling pays only while the poller and the writer both hold a core;
  * when more threads want the CPUs than there are, a thread that keeps running is scheduled behind the others, and
@@ -38,8 +39,6 @@ final class WaitBudget
     static final long PREEMPTED_NANOS = 1_000_000;
     /** The most waits skipped (parked at once) after the poller found itself preempted. */
     static final int MAX_SKIPPED_WAITS = 256;
-    /** Looks without yielding before the first yield: about a microsecond. */
-    private static final int SPINS = 64;
     private static final int BUDGET_PER_AVERAGE_WAIT = 4;
     /** The moving average moves 1 / 2^AVERAGE_SHIFT of the way to each new wait. */
     private static final int AVERAGE_SHIFT = 3;
@@ -91,7 +90,6 @@ final class WaitBudget
         final long start = System.nanoTime();
         final long budget = Math.min(maxNanos, budgetNanos());
         long last = start;
-        int looks = 0;
         boolean done;
         while (!(done = future.isDone()))
         {
@@ -106,14 +104,7 @@ final class WaitBudget
                 break;
             }
             last = now;
-            if (++looks < SPINS)
-            {
-                Thread.onSpinWait();
-            }
-            else
-            {
-                Thread.yield();
-            }
+            Thread.yield(); // not onSpinWait: the writer may need this core now (see the class comment)
         }
         skipAfterPreemption = 1;
         // a wait that outlasted the budget counts as what was polled (the park that follows is not measured here):

@@ -1,6 +1,7 @@
 package io.directlog.storage.log;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -135,5 +136,39 @@ class PollingFutureTest
             assertTrue(budget.poll(done, Long.MAX_VALUE));
         }
         assertEquals(WaitBudget.MIN_POLL_NANOS, budget.budgetNanos(), "immediate results bring it back down");
+    }
+
+    @Test
+    void aPollSeesACompletionFromAnotherThreadWithinItsBudget() throws Exception
+    {
+        final WaitBudget budget = new WaitBudget();
+        final PollingFuture<Long> future = new PollingFuture<>();
+        final CountDownLatch polling = new CountDownLatch(1);
+        final Thread completer = new Thread(() ->
+        {
+            try
+            {
+                polling.await();
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+            future.complete(7L);
+        });
+        completer.start();
+        polling.countDown();
+        // the poll yields on each look, so the completer gets a core even on a single busy CPU; polls (each at most
+        // 1 ms, or none while a preempted poller skips) until 10 s have passed, then the test fails rather than hangs
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        boolean done = false;
+        while (!done && System.nanoTime() - deadline < 0)
+        {
+            done = budget.poll(future, Long.MAX_VALUE);
+        }
+        assertTrue(done, "the completion was never seen");
+        assertEquals(7L, future.join());
+        completer.join(10_000);
+        assertFalse(completer.isAlive());
     }
 }
