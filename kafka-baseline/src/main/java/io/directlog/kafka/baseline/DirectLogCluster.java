@@ -77,6 +77,7 @@ public final class DirectLogCluster extends ChildCluster
             {
                 final List<String> command = ChildProcess.javaCommand(System.getProperty("java.class.path"));
                 command.addAll(DirectLogNode.ENGINE_JVM_FLAGS);
+                command.addAll(clusterProperties());
                 command.addAll(jvmOptions);
                 command.addAll(List.of(mainClass, "broker", "--node-id", Integer.toString(i + 1), "--peers",
                     String.join(",", peers), "--topics", topics, "--dir",
@@ -97,6 +98,24 @@ public final class DirectLogCluster extends ChildCluster
             throw ex;
         }
         return new DirectLogCluster(members, parent == null ? dataDir : null, dataDir, kafkaPorts);
+    }
+
+    /** The prefix of the system properties that tune a cluster node (transport, entry coalescing, ...). */
+    static final String CLUSTER_PROPERTY_PREFIX = "directlog.cluster.";
+
+    /**
+     * This JVM's {@value #CLUSTER_PROPERTY_PREFIX}* system properties as {@code -D} options, so that
+     * {@code DIRECTLOG_JAVA_OPTS=-Ddirectlog.cluster.rpc=grpc ./directlog bench-broker ...} reaches the nodes (the
+     * children are other JVMs: without this they ran the default transport whatever the caller set).
+     *
+     * @return the options, sorted by name; empty when none is set.
+     */
+    static List<String> clusterProperties()
+    {
+        final List<String> out = new ArrayList<>();
+        System.getProperties().stringPropertyNames().stream().filter(n -> n.startsWith(CLUSTER_PROPERTY_PREFIX))
+            .sorted().forEach(n -> out.add("-D" + n + "=" + System.getProperty(n)));
+        return out;
     }
 
     private static Path logFile(final Path dataDir, final int index)
