@@ -243,11 +243,19 @@ class RecycledSegmentTest
             final Log log = store.log("a");
             final RecoveryReport report = log.recoveryReport();
             assertTrue(report.tornTail(), report.toString());
-            assertEquals(durable, log.endOffset(), "cut at the damage: " + report);
+            assertEquals(durable, report.cutOffset(), "cut at the damage: " + report);
             assertEquals(200, report.droppedRecords(), "the offsets from the cut to the last valid record: " + report);
+            assertEquals(durable, report.droppedFromOffset(), report.toString());
+            assertEquals(durable + 200, report.droppedToOffset(), report.toString());
+            // the 199 valid records after the damage were acknowledged: their offsets are never given again
+            assertEquals(durable + 200, log.endOffset(), "goes on after the dropped records' offsets: " + report);
             RecoveryTest.assertRecords(log, recent(log), durable);
-            RecoveryTest.append(log, durable, durable + 10);
-            RecoveryTest.assertRecords(log, recent(log), durable + 10);
+            RecoveryTest.append(log, durable + 200, durable + 210);
+            RecoveryTest.assertRecords(log, durable + 200, durable + 210);
+            try (RecordBatch batch = log.read(durable + 100, 1 << 16))
+            {
+                assertEquals(durable + 200, batch.iterator().next().offset(), "a read in the hole starts at its end");
+            }
         }
     }
 }
