@@ -1,0 +1,2 @@
+run1() { rm -rf data; mkdir -p data; java --add-opens java.base/jdk.internal.misc=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED --enable-native-access=ALL-UNNAMED -Xms2g -Xmx2g -XX:MaxDirectMemorySize=2g "$@" -Ddirectlog.bench.dir=/work/runs/cpu16/data io.directlog.benchmarks.log.CpuPerAppend 5000000 5 2>&1 | grep pass | tail -3; }
+for r in 1 2; do echo "old load $(cut -d' ' -f1 /proc/loadavg)"; run1 -cp cls-old:/work/runs/jmh16b/old.jar; echo "pop(no populate)"; run1 -Dx.nopopulate=true -cp cls-pop:pop.jar; echo "pop"; run1 -cp cls-pop:pop.jar; done
