@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Issue 16's check, longer: old jar (42a8ab1) against the head (f78566e), alternating per part, 5 rounds, 5 measured
+# Issue 16's check, longer: old jar (42a8ab1) against a head (f78566e in run3, c16a2c2 in run4 with ROUNDS='1 2 3'), alternating per part, 5 rounds, 5 measured
 # 1 s iterations after 4 warm-up ones, 1 fork per jar per part. The medians of per-round ratios are the figures.
 set -u
 cd /work/main
-out=/work/runs/jmh16b
+out=${OUT:-/work/runs/jmh16b}  # holds old.jar and head.jar; results and timeline.txt go here
 common=(-f 1 -wi 4 -w 1 -i 5 -r 1)
 run() { local r=$1 p=$2 j=$3; shift 3
   echo "$(date -u +%T) round $r part $p jar $j load $(cut -d' ' -f1 /proc/loadavg)" >> $out/timeline.txt
