@@ -57,6 +57,10 @@ final class SharedFlush
     int run()
     {
         final int count = size;
+        if (count == 0)
+        {
+            return 0; // most duty cycles of a MEMORY or DIRECT log: nothing joined, nothing to clear
+        }
         try
         {
             for (int first = 0; first < count; first++)
