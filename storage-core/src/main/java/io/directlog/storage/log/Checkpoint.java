@@ -211,7 +211,37 @@ final class Checkpoint implements AutoCloseable
         }
     }
 
-    /** @param zeros 2 blocks of zeros. */
+    /**
+     * Writes the checkpoint file anew with one valid slot, {@code state} at its generation's slot, the other zero
+     * (temp file, fdatasync, rename, directory fsync): a lost checkpoint restored from the store manifest's record
+     * of the clean close that wrote that slot ({@link ManifestCheckpoint}).
+     *
+     * @throws IOException when it cannot be written.
+     */
+    static void restore(final BlockIo io, final Path dir, final long logId, final State state) throws IOException
+    {
+        final int block = IoBlock.of(io).length();
+        final PageMemory memory = PageMemory.allocate(2 * block, block);
+        try
+        {
+            memory.zero();
+            final int flags = (state.clean() ? CheckpointDescriptor.FLAG_CLEAN : 0) |
+                (state.truncating() ? CheckpointDescriptor.FLAG_TRUNCATING : 0);
+            CheckpointDescriptor.write(new UnsafeBuffer(memory.buffer(), (int)(state.generation() & 1) * block, block),
+                state.generation(), logId, state.sequence(), state.position(), state.offset(),
+                state.lastRecordPosition(), state.lastRecordOffset(), flags, state.startOffset(),
+                state.firstSequence(), state.segmentCount(), state.newestSequence(), state.newestBase(),
+                state.takenAfterCount());
+            createFile(io, dir, memory, block);
+            io.syncDirectory(dir);
+        }
+        finally
+        {
+            memory.free();
+        }
+    }
+
+    /** @param zeros 2 blocks: zeros, or a restored slot ({@link #restore}). */
     private static void createFile(final BlockIo io, final Path dir, final PageMemory zeros, final int block)
         throws IOException
     {

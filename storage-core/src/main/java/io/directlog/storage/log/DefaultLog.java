@@ -147,7 +147,7 @@ public final class DefaultLog implements Log, WriterClient
         RecoveredLog found = new KnownLogLoader(name, dir, context, config, facts).load();
         if (found == null)
         {
-            found = new LogLoader(name, dir, context, config).load();
+            found = new LogLoader(name, dir, context, config, facts).load(); // facts stand in for a lost checkpoint
         }
         final DefaultLog log = new DefaultLog(name, dir, context, found);
         try

@@ -27,7 +27,8 @@ import io.directlog.storage.spi.FileMode;
  * before the log takes an append) and each spare. Anything that does not match the manifest (a missing or
  * extra segment file, an index that does not end at the clean end, a short file, spares the recovery mode wants
  * zeroed) makes {@link #load} return null having changed nothing, and the caller opens the log from its files
- * ({@link LogLoader}), which judges what is really there.
+ * ({@link LogLoader}), which judges what is really there, the manifest's facts standing in for a lost checkpoint
+ * ({@link ManifestCheckpoint}).
  * <p>
  * Not thread-safe; used once, on the opening thread.
  */
@@ -84,7 +85,8 @@ final class KnownLogLoader
             final RecoveredLog.Tail tail = segments.isEmpty() ? RecoveredLog.Tail.empty(facts.endOffset()) :
                 openActive(segments.get(segments.size() - 1));
             final List<PreparedSegment> spares = tail == null ? null : spares(files, SegmentLadder.of(effective));
-            checkpoint = spares == null ? null : Checkpoint.known(io, dir, meta.logId(), state());
+            checkpoint = spares == null ? null :
+                Checkpoint.known(io, dir, meta.logId(), ManifestCheckpoint.cleanState(facts));
             if (checkpoint == null)
             {
                 closeOpened();
@@ -222,17 +224,6 @@ final class KnownLogLoader
             spares.add(new PreparedSegment(e.getKey(), e.getValue(), (int)size, true)); // opened when taken
         }
         return spares;
-    }
-
-    /** @return the checkpoint slot the clean close wrote, as the manifest records it. */
-    private Checkpoint.State state()
-    {
-        final List<LogFacts.SegmentFacts> s = facts.segments();
-        return new Checkpoint.State(facts.checkpointGeneration(), facts.endSequence(), facts.endPosition(),
-            facts.endOffset(), facts.lastRecordPosition(), facts.lastRecordOffset(), true, false,
-            s.isEmpty() ? facts.endOffset() : s.get(0).baseOffset(), s.isEmpty() ? -1 : s.get(0).sequence(),
-            s.size(), s.isEmpty() ? -1 : s.get(s.size() - 1).sequence(),
-            s.isEmpty() ? -1 : s.get(s.size() - 1).baseOffset(), 0); // a clean close: no segment after the watermark's
     }
 
     private long fileSize(final Path path) throws IOException

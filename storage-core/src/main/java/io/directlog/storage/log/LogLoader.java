@@ -55,9 +55,22 @@ final class LogLoader
     private final SegmentListCheck listCheck;
     private final CrashRecovery crash;
     private final OffsetHole hole;
+    /** What the store manifest recorded of the log's last clean close, or null (see {@link ManifestCheckpoint}). */
+    private final LogFacts known;
 
     LogLoader(final String name, final Path dir, final LogContext context, final LogConfig config)
     {
+        this(name, dir, context, config, null);
+    }
+
+    /**
+     * @param known what the store manifest records of the log, current since its clean close (a load from the
+     *              manifest that fell back to the files), or null: it stands in for a lost checkpoint.
+     */
+    LogLoader(final String name, final Path dir, final LogContext context, final LogConfig config,
+        final LogFacts known)
+    {
+        this.known = known;
         this.name = name;
         this.dir = dir;
         this.context = context;
@@ -91,7 +104,7 @@ final class LogLoader
         final TreeMap<Long, Path> files = listSegmentFiles(io, dir);
         final LogSegmentHost host = new LogSegmentHost(context, new SegmentSet(new Segment[0]));
         final Headers headers = readHeaders(files, meta, host);
-        final Checkpoint checkpoint = Checkpoint.open(io, dir, meta.logId());
+        final Checkpoint checkpoint = openCheckpoint(meta, headers.used);
         scope.phase("checkpoint");
         final Checkpoint.State state = checkpoint.state();
         scope.cleanCheckpoint = state != null && state.clean();
@@ -140,6 +153,25 @@ final class LogLoader
         catch (final IOException | RuntimeException e)
         {
             release(used, checkpoint);
+            throw e;
+        }
+    }
+
+    /** Opens the checkpoint; one lost (missing, or no valid slot) is restored from the store manifest's facts. */
+    private Checkpoint openCheckpoint(final LogMeta meta, final List<Segment> used) throws IOException
+    {
+        final Checkpoint checkpoint = Checkpoint.open(io, dir, meta.logId());
+        if (checkpoint.state() != null || known == null)
+        {
+            return checkpoint;
+        }
+        try
+        {
+            return new ManifestCheckpoint(scope).restore(checkpoint, known, meta, used);
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            checkpoint.close();
             throw e;
         }
     }
