@@ -38,20 +38,14 @@ class DroppedOffsetsNeverReusedTest
     {
         final Path image = RecoveryTest.imageWithTail("reuse-beyond", 200, ACKED);
         final Path logDir = image.resolve("a");
-        final long[] cp = StoreFiles.checkpoint(logDir);
-        assertTrue(cp[3] < ACKED, "the watermark stays below the tail: " + cp[3]);
+        final long[] cp = checkpointBelowTheTail(logDir);
         // a flipped bit in the first record after the watermark: valid, acknowledged records follow it
         StoreFiles.flip(logDir.resolve(String.format("%020d.log", cp[1])), cp[2] + 40);
         try (LogStore store = LogStore.open(RecoveryTest.config(image, RecoveryMode.TRUNCATE_AT_CORRUPTION)))
         {
             final Log log = store.log("a");
-            final RecoveryReport report = log.recoveryReport();
-            System.out.println("RECOVERY dropped beyond the watermark: " + report);
-            assertEquals(cp[3], report.cutOffset(), report.toString());
-            assertEquals(cp[3], report.droppedFromOffset(), report.toString());
-            assertEquals(ACKED, report.droppedToOffset(), report.toString());
-            assertEquals(ACKED - cp[3], report.droppedRecords(), report.toString());
-            assertEquals(ACKED, log.endOffset(), "goes on after the last offset a dropped record held: " + report);
+            printReport(log, "dropped beyond the watermark");
+            assertDroppedAndGoesOnAfter(log, cp[3], ACKED);
             RecoveryTest.append(log, ACKED, ACKED + 10);
             assertAcross(log, cp[3], ACKED, ACKED + 10);
         }
@@ -68,8 +62,7 @@ class DroppedOffsetsNeverReusedTest
     {
         final Path image = RecoveryTest.imageWithTail("reuse-torn-default", 200, ACKED);
         final Path logDir = image.resolve("a");
-        final long[] cp = StoreFiles.checkpoint(logDir);
-        assertTrue(cp[3] < ACKED, "the watermark stays below the tail: " + cp[3]);
+        final long[] cp = checkpointBelowTheTail(logDir);
         final Path segment = logDir.resolve(String.format("%020d.log", cp[1]));
         final long block = cp[2] / 4096 * 4096 + 4096;
         assertTrue(StoreFiles.lastRecordByte(segment) > block + 3 * 4096, "records after the zeroed block");
@@ -78,15 +71,11 @@ class DroppedOffsetsNeverReusedTest
         try (LogStore store = LogStore.open(RecoveryTest.config(image, RecoveryMode.TOLERATE_TORN_TAIL)))
         {
             final Log log = store.log("a");
-            final RecoveryReport report = log.recoveryReport();
-            System.out.println("RECOVERY torn tail with records after it, default mode: " + report);
+            final RecoveryReport report = printReport(log, "torn tail with records after it, default mode");
             cut = report.cutOffset();
             assertTrue(report.tornTail(), report.toString());
             assertTrue(cut >= cp[3] && cut < ACKED, report.toString());
-            assertEquals(cut, report.droppedFromOffset(), report.toString());
-            assertEquals(ACKED, report.droppedToOffset(), report.toString());
-            assertEquals(ACKED - cut, report.droppedRecords(), report.toString());
-            assertEquals(ACKED, log.endOffset(), "goes on after the last offset a dropped record held: " + report);
+            assertDroppedAndGoesOnAfter(log, cut, ACKED);
             assertEquals(ACKED, log.append(RecoveryTest.payload(ACKED)).join(), "the next append's offset");
             RecoveryTest.append(log, ACKED + 1, ACKED + 10);
             assertAcross(log, cut, ACKED, ACKED + 10);
@@ -114,8 +103,7 @@ class DroppedOffsetsNeverReusedTest
         try (LogStore store = LogStore.open(RecoveryTest.config(image, RecoveryMode.TRUNCATE_AT_CORRUPTION)))
         {
             final Log log = store.log("a");
-            final RecoveryReport report = log.recoveryReport();
-            System.out.println("RECOVERY newest segment cut short: " + report);
+            final RecoveryReport report = printReport(log, "newest segment cut short");
             holeFrom = report.cutOffset();
             holeTo = log.endOffset();
             assertTrue(holeFrom < ACKED, report.toString());
@@ -152,17 +140,42 @@ class DroppedOffsetsNeverReusedTest
         try (LogStore store = LogStore.open(RecoveryTest.config(image, RecoveryMode.TRUNCATE_AT_CORRUPTION)))
         {
             final Log log = store.log("a");
-            final RecoveryReport report = log.recoveryReport();
-            System.out.println("RECOVERY bad newest header: " + report);
-            assertEquals(base, report.cutOffset(), report.toString());
-            assertEquals(base, report.droppedFromOffset(), report.toString());
-            assertEquals(acked, report.droppedToOffset(), report.toString());
-            assertEquals(acked - base, report.droppedRecords(), report.toString());
-            assertEquals(acked, log.endOffset(), report.toString());
+            printReport(log, "bad newest header");
+            assertDroppedAndGoesOnAfter(log, base, acked);
             RecoveryTest.append(log, acked, acked + 10);
             assertAcross(log, base, acked, acked + 10);
         }
         reopenKeepsTheHole(image, RecoveryMode.TRUNCATE_AT_CORRUPTION, base, acked, acked + 10);
+    }
+
+    /** @return the log's recovery report, printed with the damage done to the image (the output shows each case). */
+    private static RecoveryReport printReport(final Log log, final String damage)
+    {
+        final RecoveryReport report = log.recoveryReport();
+        System.out.println("RECOVERY " + damage + ": " + report);
+        return report;
+    }
+
+    /** @return the log's checkpoint fields ({@link StoreFiles#checkpoint}), its watermark checked below the tail. */
+    private static long[] checkpointBelowTheTail(final Path logDir) throws IOException
+    {
+        final long[] cp = StoreFiles.checkpoint(logDir);
+        assertTrue(cp[3] < ACKED, "the watermark stays below the tail: " + cp[3]);
+        return cp;
+    }
+
+    /**
+     * Asserts the log's recovery cut at {@code from} and reports {@code [from, to)} dropped, every offset in it a
+     * record counted, and that the log goes on at {@code to}.
+     */
+    private static void assertDroppedAndGoesOnAfter(final Log log, final long from, final long to)
+    {
+        final RecoveryReport report = log.recoveryReport();
+        assertEquals(from, report.cutOffset(), report.toString());
+        assertEquals(from, report.droppedFromOffset(), report.toString());
+        assertEquals(to, report.droppedToOffset(), report.toString());
+        assertEquals(to - from, report.droppedRecords(), report.toString());
+        assertEquals(to, log.endOffset(), "goes on after the last offset a dropped record held: " + report);
     }
 
     /** A clean reopen: the records on both sides of the hole, and the next append after the new ones. */

@@ -28,6 +28,7 @@ import io.directlog.storage.StoreConfig;
 import io.directlog.storage.TestDirs;
 import io.directlog.storage.TestStores;
 import io.directlog.storage.io.DelegatingBlockIo;
+import io.directlog.storage.io.IoHold;
 import io.directlog.storage.io.NativeBlockIo;
 import io.directlog.storage.log.DefaultLog;
 import io.directlog.storage.spi.BlockFile;
@@ -155,12 +156,12 @@ class StoreEngineLazyLoadTest
         {
             io.gate("log-0/checkpoint"); // log-0's load stops when it opens its checkpoint
             final Future<Long> slow = pool.submit(() -> store.log("log-0").endOffset());
-            assertTrue(io.gateReached.await(60, TimeUnit.SECONDS), "log-0's load reached its checkpoint");
+            assertTrue(io.gate.awaitHeld(60), "log-0's load reached its checkpoint");
             final Future<Long> second = pool.submit(() -> store.log("log-0").endOffset());
             // log-1 loads while log-0's load is stopped: no lock of the registry is held across a load
             assertEquals(RECORDS, store.log("log-1").endOffset());
             assertFalse(slow.isDone(), "log-0's load is still stopped");
-            io.gateRelease.countDown();
+            io.gate.release();
             assertEquals(RECORDS, slow.get(60, TimeUnit.SECONDS));
             assertEquals(RECORDS, second.get(60, TimeUnit.SECONDS));
             assertEquals(1, io.opens.stream().filter(o -> isIndexRead(o, "log-0")).count(),
@@ -168,7 +169,7 @@ class StoreEngineLazyLoadTest
         }
         finally
         {
-            io.gateRelease.countDown();
+            io.gate.release();
             pool.shutdownNow();
         }
     }
@@ -251,8 +252,7 @@ class StoreEngineLazyLoadTest
     private static final class RecordingBlockIo extends DelegatingBlockIo
     {
         final ConcurrentLinkedQueue<String> opens = new ConcurrentLinkedQueue<>();
-        final CountDownLatch gateReached = new CountDownLatch(1);
-        final CountDownLatch gateRelease = new CountDownLatch(1);
+        final IoHold gate = new IoHold();
         private volatile String gated;
         private final AtomicInteger gatedOpens = new AtomicInteger();
 
@@ -275,19 +275,7 @@ class StoreEngineLazyLoadTest
             final String g = gated;
             if (g != null && name.equals(g) && gatedOpens.getAndIncrement() == 0)
             {
-                gateReached.countDown();
-                try
-                {
-                    if (!gateRelease.await(60, TimeUnit.SECONDS))
-                    {
-                        throw new IOException("test gate not released within 60 s");
-                    }
-                }
-                catch (final InterruptedException e)
-                {
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted at the test gate", e);
-                }
+                gate.hold("the open of " + name);
             }
             return super.open(path, mode, create);
         }

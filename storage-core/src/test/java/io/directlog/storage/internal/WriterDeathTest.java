@@ -11,8 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,12 +30,9 @@ import io.directlog.storage.StoreConfig;
 import io.directlog.storage.TestDirs;
 import io.directlog.storage.TestStores;
 import io.directlog.storage.io.BufferedBlockIo;
-import io.directlog.storage.io.DelegatingBlockFile;
-import io.directlog.storage.io.DelegatingBlockIo;
+import io.directlog.storage.io.InterceptingBlockIo;
 import io.directlog.storage.io.NativeBlockIo;
 import io.directlog.storage.log.DefaultLog;
-import io.directlog.storage.spi.BlockFile;
-import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.writer.LogWriterAgent;
 import io.directlog.storage.writer.WriterTestHooks;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -272,7 +267,7 @@ class WriterDeathTest
     }
 
     /** Native block I/O whose writes by a writer thread to segment files under {@link #armedUnder} throw an Error. */
-    private static final class ErrorOnWrite extends DelegatingBlockIo
+    private static final class ErrorOnWrite extends InterceptingBlockIo
     {
         volatile Path armedUnder;
 
@@ -282,23 +277,14 @@ class WriterDeathTest
         }
 
         @Override
-        public BlockFile open(final Path path, final FileMode mode, final boolean create) throws IOException
+        protected void beforeWrite(final Path file)
         {
-            return new DelegatingBlockFile(delegate().open(path, mode, create))
+            final Path under = armedUnder;
+            if (under != null && file.startsWith(under) && file.getFileName().toString().endsWith(".log") &&
+                Thread.currentThread().getName().startsWith("directlog-writer"))
             {
-                @Override
-                public void write(final ByteBuffer source, final int index, final int length, final long position)
-                    throws IOException
-                {
-                    final Path under = armedUnder;
-                    if (under != null && path().startsWith(under) && path().getFileName().toString().endsWith(".log") &&
-                        Thread.currentThread().getName().startsWith("directlog-writer"))
-                    {
-                        throw new AssertionError("injected write error");
-                    }
-                    super.write(source, index, length, position);
-                }
-            };
+                throw new AssertionError("injected write error");
+            }
         }
     }
 }

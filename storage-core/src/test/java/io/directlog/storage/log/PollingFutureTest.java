@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -18,20 +19,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.directlog.storage.ThreadWaits;
+
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PollingFutureTest
 {
-    /** Waits (bounded) until {@code thread} is parked or blocked: the state a poll must end in. */
-    private static void awaitParked(final Thread thread)
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (thread.getState() != Thread.State.WAITING && thread.getState() != Thread.State.TIMED_WAITING)
-        {
-            assertTrue(System.nanoTime() < deadline, "the waiter still runs after 10 s: " + thread.getState() +
-                " (a long wait must park, not poll)");
-            Thread.onSpinWait();
-        }
-    }
+    private static final Duration PARK_WITHIN = Duration.ofSeconds(10);
 
     @Test
     void joinAndGetReturnTheResultCompletedByAnotherThread() throws Exception
@@ -71,7 +64,7 @@ class PollingFutureTest
         final AtomicReference<Object> result = new AtomicReference<>();
         final Thread joiner = new Thread(() -> result.set(future.join()));
         joiner.start();
-        awaitParked(joiner);
+        ThreadWaits.awaitParked(joiner, PARK_WITHIN, "the joiner still runs (a long wait must park, not poll)");
         future.complete(7L);
         joiner.join(10_000);
         assertEquals(7L, result.get());
@@ -96,7 +89,7 @@ class PollingFutureTest
             done.countDown();
         });
         getter.start();
-        awaitParked(getter);
+        ThreadWaits.awaitParked(getter, PARK_WITHIN, "the getter still runs (a long wait must park, not poll)");
         getter.interrupt();
         assertTrue(done.await(10, TimeUnit.SECONDS));
         assertInstanceOf(InterruptedException.class, thrown.get());

@@ -25,8 +25,7 @@ import io.directlog.storage.TestSeed;
 import io.directlog.storage.TestStores;
 import io.directlog.storage.cache.EvictionPolicy;
 import io.directlog.storage.cache.PageCache;
-import io.directlog.storage.io.DelegatingBlockFile;
-import io.directlog.storage.io.DelegatingBlockIo;
+import io.directlog.storage.io.InterceptingBlockIo;
 import io.directlog.storage.io.sim.CrashImage;
 import io.directlog.storage.io.sim.CrashReplayer;
 import io.directlog.storage.io.sim.CrashReplayer.FaultProfile;
@@ -35,9 +34,7 @@ import io.directlog.storage.io.sim.IoCall;
 import io.directlog.storage.io.sim.SimulatedBlockIo;
 import io.directlog.storage.page.PagePool;
 import io.directlog.storage.page.ReadBufferPool;
-import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.BlockIo;
-import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.writer.LogWriterAgent;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -429,7 +426,7 @@ class SharedFlushPowerLossTest
     }
 
     /** The device, with an fdatasync on the writer thread failing (EIO) while armed. */
-    private static final class FailingSync extends DelegatingBlockIo
+    private static final class FailingSync extends InterceptingBlockIo
     {
         private final Thread writerThread;
         volatile boolean armed;
@@ -441,20 +438,12 @@ class SharedFlushPowerLossTest
         }
 
         @Override
-        public BlockFile open(final Path path, final FileMode mode, final boolean create) throws IOException
+        protected void beforeDatasync(final Path file) throws IOException
         {
-            return new DelegatingBlockFile(delegate().open(path, mode, create))
+            if (armed && Thread.currentThread() == writerThread)
             {
-                @Override
-                public void datasync() throws IOException
-                {
-                    if (armed && Thread.currentThread() == writerThread)
-                    {
-                        throw new IOException("EIO (injected) on fdatasync of " + path.getFileName());
-                    }
-                    super.datasync();
-                }
-            };
+                throw new IOException("EIO (injected) on fdatasync of " + file.getFileName());
+            }
         }
     }
 }

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,13 +16,14 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.directlog.storage.Durability;
 import io.directlog.storage.Log;
@@ -31,8 +31,9 @@ import io.directlog.storage.LogStore;
 import io.directlog.storage.StoreConfig;
 import io.directlog.storage.TestDirs;
 import io.directlog.storage.TestStores;
-import io.directlog.storage.io.DelegatingBlockFile;
-import io.directlog.storage.io.DelegatingBlockIo;
+import io.directlog.storage.ThreadWaits;
+import io.directlog.storage.io.InterceptingBlockIo;
+import io.directlog.storage.io.IoHold;
 import io.directlog.storage.io.sim.CrashReplayer;
 import io.directlog.storage.io.sim.CrashReplayer.FaultProfile;
 import io.directlog.storage.io.sim.DeviceModel;
@@ -40,7 +41,6 @@ import io.directlog.storage.io.sim.IoCall;
 import io.directlog.storage.io.sim.SimulatedBlockIo;
 import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.BlockIo;
-import io.directlog.storage.spi.FileMode;
 
 /**
  * The syncer's round ({@link SyncerRound}) on a device whose fdatasync flushes every file of its flush domain: the
@@ -52,26 +52,24 @@ import io.directlog.storage.spi.FileMode;
  * The rounds are driven by the test (the store's own syncer finds nothing due: {@code syncInterval} is an hour),
  * so which logs share a round and which call fails is fixed.
  */
+@Timeout(120)
 class SyncerRoundTest
 {
     private static final Object DEVICE = "simulated-device";
 
     @Test
-    @Timeout(120)
     void aRoundOfThreeLogsCostsTwoFdatasyncsAndTheirAcknowledgedWritesSurviveAPowerLossAfterIt() throws Exception
     {
-        final Path dir = TestDirs.create("round-shares");
-        final SimulatedBlockIo sim = new SimulatedBlockIo().flushDomain(DEVICE);
-        final RoundFaults io = new RoundFaults(sim);
+        final RoundStore setup = RoundStore.create("round-shares");
+        final SimulatedBlockIo sim = setup.sim();
         final int afterRound;
-        try (LogStore store = LogStore.open(config(dir, io)))
+        try (LogStore store = setup.open())
         {
-            final List<Log> logs = appendOneEach(store, 3);
-            io.watch(Thread.currentThread());
+            final List<Log> logs = setup.appendOneEachAndWatch(store, 3);
             final int before = sim.callCount();
             runRound(logs);
             afterRound = sim.callCount();
-            assertEquals(2, io.roundSyncs.get(), "one fdatasync for the segments, one for the three slots");
+            assertEquals(2, setup.io().roundSyncs.get(), "one fdatasync for the segments, one for the three slots");
             assertEquals(3, slotWrites(sim, before, afterRound, false), "three slots written without O_DSYNC");
             assertEquals(0, slotWrites(sim, before, afterRound, true), "no O_DSYNC slot write");
             for (final Log log : logs)
@@ -81,10 +79,7 @@ class SyncerRoundTest
             }
         }
         // a power loss right after the round: what the round synced is there, by the watermark it wrote
-        final CrashReplayer replayer = new CrashReplayer(sim, DeviceModel.VOLATILE_CACHE);
-        replayer.advanceTo(afterRound);
-        final SimulatedBlockIo image = replayer.image(new SplittableRandom(1), FaultProfile.DROP_ALL).io();
-        try (LogStore store = LogStore.open(config(dir, image)))
+        try (LogStore store = setup.openAfterPowerLossAt(afterRound, 1))
         {
             for (int i = 0; i < 3; i++)
             {
@@ -97,20 +92,17 @@ class SyncerRoundTest
     }
 
     @Test
-    @Timeout(120)
     void aFailedSharedFdatasyncFailsEveryLogOfTheRoundAndWritesNoSlot() throws Exception
     {
-        final Path dir = TestDirs.create("round-eio-data");
-        final SimulatedBlockIo sim = new SimulatedBlockIo().flushDomain(DEVICE);
-        final RoundFaults io = new RoundFaults(sim);
-        try (LogStore store = LogStore.open(config(dir, io)))
+        final RoundStore setup = RoundStore.create("round-eio-data");
+        final SimulatedBlockIo sim = setup.sim();
+        try (LogStore store = setup.open())
         {
-            final List<Log> logs = appendOneEach(store, 3);
-            io.watch(Thread.currentThread());
-            io.failSync = 1;
+            final List<Log> logs = setup.appendOneEachAndWatch(store, 3);
+            setup.io().failSync = 1;
             final int before = sim.callCount();
             runRound(logs);
-            assertEquals(1, io.roundSyncs.get(), "the shared fdatasync failed; the round stopped there");
+            assertEquals(1, setup.io().roundSyncs.get(), "the shared fdatasync failed; the round stopped there");
             assertEquals(0, slotWrites(sim, before, sim.callCount(), false) +
                 slotWrites(sim, before, sim.callCount(), true), "no watermark written after a failed fdatasync");
             for (final Log log : logs)
@@ -121,31 +113,24 @@ class SyncerRoundTest
     }
 
     @Test
-    @Timeout(120)
     void aFailedSlotWriteFailsOnlyItsOwnLog() throws Exception
     {
-        final Path dir = TestDirs.create("round-eio-slot");
-        final SimulatedBlockIo sim = new SimulatedBlockIo().flushDomain(DEVICE);
-        final RoundFaults io = new RoundFaults(sim);
+        final RoundStore setup = RoundStore.create("round-eio-slot");
         final int afterRound;
-        try (LogStore store = LogStore.open(config(dir, io)))
+        try (LogStore store = setup.open())
         {
-            final List<Log> logs = appendOneEach(store, 3);
-            io.watch(Thread.currentThread());
-            io.failWrite = p -> p.getFileName().toString().equals(SegmentFiles.CHECKPOINT_FILE) &&
+            final List<Log> logs = setup.appendOneEachAndWatch(store, 3);
+            setup.io().failWrite = p -> p.getFileName().toString().equals(SegmentFiles.CHECKPOINT_FILE) &&
                 p.getParent().getFileName().toString().equals(name(1));
             runRound(logs);
-            afterRound = sim.callCount();
-            assertEquals(2, io.roundSyncs.get(), "the slots of the two others were synced");
+            afterRound = setup.sim().callCount();
+            assertEquals(2, setup.io().roundSyncs.get(), "the slots of the two others were synced");
             assertTrue(logs.get(0).isWritable());
             assertFailed(logs.get(1));
             assertTrue(logs.get(2).isWritable());
             assertEquals(1L, logs.get(2).append(payload(name(2), 1), Durability.DIRECT).join());
         }
-        final CrashReplayer replayer = new CrashReplayer(sim, DeviceModel.VOLATILE_CACHE);
-        replayer.advanceTo(afterRound);
-        try (LogStore store = LogStore.open(config(dir,
-            replayer.image(new SplittableRandom(2), FaultProfile.DROP_ALL).io())))
+        try (LogStore store = setup.openAfterPowerLossAt(afterRound, 2))
         {
             for (final int i : new int[] {0, 2})
             {
@@ -156,19 +141,17 @@ class SyncerRoundTest
     }
 
     @Test
-    @Timeout(120)
     void aFailedSlotFdatasyncFailsTheLogsWhoseSlotsItCoveredOnly() throws Exception
     {
-        final Path dir = TestDirs.create("round-eio-slots");
-        final SimulatedBlockIo sim = new SimulatedBlockIo().flushDomain(DEVICE);
-        final RoundFaults io = new RoundFaults(sim);
-        try (LogStore store = LogStore.open(config(dir, io)))
+        final RoundStore setup = RoundStore.create("round-eio-slots");
+        final RoundFaults io = setup.io();
+        try (LogStore store = setup.open())
         {
             final List<Log> logs = appendOneEach(store, 3);
             final Log quiet = store.log("quiet"); // opened, nothing appended: no new watermark, no slot this round
             final List<Log> all = new ArrayList<>(logs);
             all.add(quiet);
-            io.watch(Thread.currentThread());
+            io.watch(Thread.currentThread()); // from here: the quiet log's open is no part of the round
             io.failSync = 2;
             runRound(all);
             assertEquals(2, io.roundSyncs.get());
@@ -181,38 +164,24 @@ class SyncerRoundTest
         }
     }
 
-    @Test
-    @Timeout(120)
-    void aLogClosedWhileItsRoundSyncsClosesCleanAfterTheRound() throws Exception
+    @ParameterizedTest(name = "the round's later fdatasyncs fail: {0}")
+    @ValueSource(booleans = {false, true})
+    void aLogWhoseCloseBeganDuringTheRoundIsLeftOutOfItAndClosesCleanAfterIt(final boolean roundFails)
+        throws Exception
     {
-        final Path dir = TestDirs.create("round-close");
-        final SimulatedBlockIo sim = new SimulatedBlockIo().flushDomain(DEVICE);
-        closeDuringRound(dir, sim, false);
-        try (LogStore store = LogStore.open(config(dir, sim)))
-        {
-            final Log closed = store.log(name(1));
-            assertTrue(closed.recoveryReport().cleanShutdown(), "closed after a round that succeeded: clean");
-            assertEquals(1, closed.endOffset());
-            assertRecordZero(closed);
-        }
-    }
-
-    @Test
-    @Timeout(120)
-    void aLogWhoseCloseBeganDuringTheRoundIsLeftOutOfItsFailureAndClosesClean() throws Exception
-    {
-        final Path dir = TestDirs.create("round-close-eio");
-        final SimulatedBlockIo sim = new SimulatedBlockIo().flushDomain(DEVICE);
-        closeDuringRound(dir, sim, true);
-        try (LogStore store = LogStore.open(config(dir, sim)))
+        final RoundStore setup = RoundStore.create(roundFails ? "round-close-eio" : "round-close");
+        closeDuringRound(setup, roundFails);
+        try (LogStore store = LogStore.open(config(setup.dir(), setup.sim()))) // the device as the close left it
         {
             // its close began before the round came to it: the round left it out (as a tick alone skips a closing
-            // log), its close synced it itself and sealed it after the round let go of its tick lock
+            // log), so the round's failure is not its own; its close synced it itself and sealed it after the round
+            // let go of its tick lock
             final Log closed = store.log(name(1));
             assertTrue(closed.recoveryReport().cleanShutdown(), "closed by its own fdatasync, after the round");
             assertEquals(1, closed.endOffset());
             assertRecordZero(closed);
-            assertFalse(store.log(name(0)).recoveryReport().cleanShutdown(), "the log the round failed");
+            assertEquals(!roundFails, store.log(name(0)).recoveryReport().cleanShutdown(),
+                "the other log of the round: failed by it only when its fdatasyncs failed");
         }
     }
 
@@ -220,11 +189,8 @@ class SyncerRoundTest
     void aSlotWrittenForTheRoundIsSyncedBeforeTheNextSlotWriteOverwritesTheOther() throws IOException
     {
         final SimulatedBlockIo sim = new SimulatedBlockIo();
-        final Path dir = Path.of("/sim/round-slot");
-        sim.createDirectories(dir);
-        try (Checkpoint c = Checkpoint.open(sim, dir, 7))
+        try (Checkpoint c = openWrittenAt10(sim, Path.of("/sim/round-slot")))
         {
-            assertTrue(c.write(at(10), 0));
             try (BlockFile unsynced = c.writeForSharedSync(at(20)))
             {
                 assertTrue(unsynced != null);
@@ -252,10 +218,8 @@ class SyncerRoundTest
     {
         final SimulatedBlockIo sim = new SimulatedBlockIo();
         final Path dir = Path.of("/sim/round-slot-synced");
-        sim.createDirectories(dir);
-        try (Checkpoint c = Checkpoint.open(sim, dir, 7))
+        try (Checkpoint c = openWrittenAt10(sim, dir))
         {
-            assertTrue(c.write(at(10), 0));
             try (BlockFile slot = c.writeForSharedSync(at(20)))
             {
                 slot.datasync();
@@ -279,11 +243,10 @@ class SyncerRoundTest
      * gets past its final acknowledgements and its failure check, and waits for the tick lock); the round goes on
      * once the close waits for it, every later fdatasync of the round failing with EIO when {@code fail}.
      */
-    private static void closeDuringRound(final Path dir, final SimulatedBlockIo sim, final boolean fail)
-        throws Exception
+    private static void closeDuringRound(final RoundStore setup, final boolean fail) throws Exception
     {
-        final RoundFaults io = new RoundFaults(sim);
-        try (LogStore store = LogStore.open(config(dir, io)))
+        final RoundFaults io = setup.io();
+        try (LogStore store = setup.open())
         {
             final List<Log> logs = appendOneEach(store, 2);
             final byte[] filler = new byte[32 << 10];
@@ -292,9 +255,8 @@ class SyncerRoundTest
                 logs.get(0).append(filler, Durability.DIRECT).join();
             }
             final Thread writer = io.segmentWriter;
-            final CountDownLatch held = new CountDownLatch(1);
-            final CountDownLatch release = new CountDownLatch(1);
-            io.holdFirstSync(held, release, fail);
+            final IoHold hold = new IoHold();
+            io.holdFirstSync(hold, fail);
             final CompletableFuture<Void> round = new CompletableFuture<>();
             final Thread syncer = new Thread(() ->
             {
@@ -310,35 +272,16 @@ class SyncerRoundTest
             }, "test-round");
             io.watch(syncer);
             syncer.start();
-            assertTrue(held.await(30, TimeUnit.SECONDS), "the round reached its fdatasync");
+            assertTrue(hold.awaitHeld(30), "the round reached its fdatasync");
             final CompletableFuture<Void> close = CompletableFuture.runAsync(() -> logs.get(1).close());
-            awaitBlockedInClose(writer);
+            // on the tick lock the round holds: nothing else blocks the writer inside a close
+            ThreadWaits.awaitBlockedIn(writer, LogCloser.class, Duration.ofSeconds(30),
+                "the writer did not come to wait in the close");
             assertFalse(close.isDone(), "the close waits for the round");
-            release.countDown();
+            hold.release();
             round.get(30, TimeUnit.SECONDS);
             close.get(30, TimeUnit.SECONDS);
             assertEquals(fail, !logs.get(0).isWritable(), "the other log of the round");
-        }
-    }
-
-    /** Waits (bounded) until the writer thread is blocked inside a log's close: on the tick lock the round holds. */
-    private static void awaitBlockedInClose(final Thread writer) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true)
-        {
-            boolean inClose = false;
-            for (final StackTraceElement e : writer.getStackTrace())
-            {
-                inClose |= e.getClassName().equals(LogCloser.class.getName());
-            }
-            if (inClose && writer.getState() == Thread.State.BLOCKED) // on the tick lock: nothing else blocks there
-            {
-                return;
-            }
-            assertTrue(System.nanoTime() < deadline, () -> "the writer did not come to wait in the close: " +
-                writer.getName() + " " + writer.getState() + " " + java.util.Arrays.toString(writer.getStackTrace()));
-            Thread.sleep(1); // polling another thread's state, bounded by the deadline
         }
     }
 
@@ -403,6 +346,15 @@ class SyncerRoundTest
         return n;
     }
 
+    /** @return the checkpoint of a new directory {@code dir} on {@code sim}, one slot written (watermark at 10). */
+    private static Checkpoint openWrittenAt10(final SimulatedBlockIo sim, final Path dir) throws IOException
+    {
+        sim.createDirectories(dir);
+        final Checkpoint c = Checkpoint.open(sim, dir, 7);
+        assertTrue(c.write(at(10), 0));
+        return c;
+    }
+
     private static Watermark at(final long offset)
     {
         return new Watermark(0, 0, (int)(offset * 64), offset, (int)(offset * 64) - 64, offset - 1);
@@ -425,19 +377,53 @@ class SyncerRoundTest
     }
 
     /**
+     * A store directory on a simulated device whose fdatasync flushes its whole flush domain, and the faults the
+     * test sets on that device for its round.
+     */
+    private record RoundStore(Path dir, SimulatedBlockIo sim, RoundFaults io)
+    {
+        static RoundStore create(final String name) throws IOException
+        {
+            final SimulatedBlockIo sim = new SimulatedBlockIo().flushDomain(DEVICE);
+            return new RoundStore(TestDirs.create(name), sim, new RoundFaults(sim));
+        }
+
+        /** @return the store, opened through the faults. */
+        LogStore open()
+        {
+            return LogStore.open(config(dir, io));
+        }
+
+        /** Appends one record to each of {@code count} logs, then gives this thread's round the faults. */
+        List<Log> appendOneEachAndWatch(final LogStore store, final int count)
+        {
+            final List<Log> logs = appendOneEach(store, count);
+            io.watch(Thread.currentThread());
+            return logs;
+        }
+
+        /** @return the store, opened on what a power loss right after I/O call {@code call} left of the device. */
+        LogStore openAfterPowerLossAt(final int call, final long seed)
+        {
+            final CrashReplayer replayer = new CrashReplayer(sim, DeviceModel.VOLATILE_CACHE);
+            replayer.advanceTo(call);
+            return LogStore.open(config(dir, replayer.image(new SplittableRandom(seed), FaultProfile.DROP_ALL).io()));
+        }
+    }
+
+    /**
      * The device with faults for one thread (the test's round): its n-th fdatasync fails with EIO, its writes to
      * chosen paths fail, or its first fdatasync waits for the test. Records the thread that writes segments (the
      * writer).
      */
-    private static final class RoundFaults extends DelegatingBlockIo
+    private static final class RoundFaults extends InterceptingBlockIo
     {
         final AtomicInteger roundSyncs = new AtomicInteger();
         volatile int failSync;
         volatile Predicate<Path> failWrite = p -> false;
         volatile Thread segmentWriter;
         private volatile Thread watched;
-        private volatile CountDownLatch held;
-        private volatile CountDownLatch release;
+        private volatile IoHold hold;
         private volatile boolean failHeld;
 
         RoundFaults(final BlockIo device)
@@ -450,70 +436,43 @@ class SyncerRoundTest
             watched = thread;
         }
 
-        void holdFirstSync(final CountDownLatch held, final CountDownLatch release, final boolean fail)
+        void holdFirstSync(final IoHold hold, final boolean fail)
         {
-            this.release = release;
             this.failHeld = fail;
-            this.held = held;
+            this.hold = hold;
         }
 
         @Override
-        public BlockFile open(final Path path, final FileMode mode, final boolean create) throws IOException
+        protected void beforeWrite(final Path file) throws IOException
         {
-            return new DelegatingBlockFile(delegate().open(path, mode, create))
+            if (file.getFileName().toString().endsWith(SegmentFiles.SEGMENT_SUFFIX))
             {
-                @Override
-                public void write(final ByteBuffer source, final int index, final int length, final long position)
-                    throws IOException
-                {
-                    if (path.getFileName().toString().endsWith(SegmentFiles.SEGMENT_SUFFIX))
-                    {
-                        segmentWriter = Thread.currentThread();
-                    }
-                    if (Thread.currentThread() == watched && failWrite.test(path))
-                    {
-                        throw new IOException("EIO (injected): slot write to " + path);
-                    }
-                    delegate().write(source, index, length, position);
-                }
+                segmentWriter = Thread.currentThread();
+            }
+            if (Thread.currentThread() == watched && failWrite.test(file))
+            {
+                throw new IOException("EIO (injected): slot write to " + file);
+            }
+        }
 
-                @Override
-                public void datasync() throws IOException
-                {
-                    if (Thread.currentThread() == watched)
-                    {
-                        final int n = roundSyncs.incrementAndGet();
-                        if (n == 1 && held != null)
-                        {
-                            awaitRelease(path);
-                            return;
-                        }
-                        if (n == failSync || n > 1 && held != null && failHeld)
-                        {
-                            throw new IOException("EIO (injected): fdatasync " + n + " of the round, " + path);
-                        }
-                    }
-                    delegate().datasync();
-                }
-
-                private void awaitRelease(final Path path) throws IOException
-                {
-                    held.countDown();
-                    try
-                    {
-                        if (!release.await(60, TimeUnit.SECONDS))
-                        {
-                            throw new IOException("the test did not release the round's fdatasync");
-                        }
-                    }
-                    catch (final InterruptedException e)
-                    {
-                        Thread.currentThread().interrupt();
-                        throw new IOException("interrupted", e);
-                    }
-                    delegate().datasync();
-                }
-            };
+        /** The round's first fdatasync waits for the test (then syncs); the chosen later ones fail. */
+        @Override
+        protected void beforeDatasync(final Path file) throws IOException
+        {
+            if (Thread.currentThread() != watched)
+            {
+                return;
+            }
+            final int n = roundSyncs.incrementAndGet();
+            if (n == 1 && hold != null)
+            {
+                hold.hold("the round's first fdatasync");
+                return;
+            }
+            if (n == failSync || n > 1 && hold != null && failHeld)
+            {
+                throw new IOException("EIO (injected): fdatasync " + n + " of the round, " + file);
+            }
         }
     }
 }
