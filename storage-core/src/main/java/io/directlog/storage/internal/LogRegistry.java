@@ -56,6 +56,8 @@ final class LogRegistry
     private final LazyLoads loads;
     /** What the manifest records of the logs {@link #closeAll} closed cleanly; null when one was not. */
     private List<LogFacts> closedFacts;
+    /** Set when the store's open failed: its close then writes no manifest (it would not describe the store). */
+    private volatile boolean openFailed;
     /**
      * Open logs whose handle was returned by log(): they have holders that rely on their config. A log the store
      * opened itself (at start) has none until then, and its first log(name, config) may still set its config.
@@ -563,13 +565,19 @@ final class LogRegistry
         return thrown;
     }
 
+    /** The store's open failed (a log was refused): the close that follows writes no manifest. */
+    void openFailed()
+    {
+        openFailed = true;
+    }
+
     /**
      * Writes the store manifest, when {@link #closeAll} closed every log cleanly: last in the store's close, once
      * nothing writes to a log's directory any more.
      */
     void writeManifest()
     {
-        if (closedFacts != null)
+        if (closedFacts != null && !openFailed)
         {
             manifest.write(closedFacts);
         }

@@ -113,6 +113,8 @@ public final class StoreEngine implements LogStore
         }
         catch (final RuntimeException e)
         {
+            // a manifest of the logs opened before the refusal would leave the refused one out: write none
+            logs.openFailed();
             close();
             throw e;
         }
