@@ -59,7 +59,9 @@ import org.agrona.MutableDirectBuffer;
  *  mark+24                     the block boundary
  * </pre>
  * A mark of the segment after the end of its records proves the segment wrote there (issue 17, defect 1). A gap too
- * short for a mark (under {@link #WRITE_MARK_LENGTH} bytes), or a write that ends on a block boundary, has none.
+ * short for a mark (under {@link #WRITE_MARK_LENGTH} bytes), or a write that ends on a block boundary, has none; nor
+ * does garbage over a whole write leave one. Those are found by the write before: in such a segment each write also
+ * zeroes the block after its last one ({@link SegmentHeaderDescriptor#FLAG_ZERO_AHEAD}).
  * <p>
  * Stateless; thread-safe.
  */

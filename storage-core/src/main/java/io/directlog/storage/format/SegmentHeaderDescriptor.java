@@ -21,7 +21,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *                                    direct-I/O alignment
  *  48      created          long     epoch ms when the writer took the segment
  *  56      flags            int      version 3: {@link #FLAG_RECYCLED}, {@link #FLAG_HOLE_BEFORE},
- *                                    {@link #FLAG_WRITE_MARKS}
+ *                                    {@link #FLAG_WRITE_MARKS}, {@link #FLAG_ZERO_AHEAD}
  *  60      CRC32C           int      version 3: of bytes [0, 60)
  *  64      hole from        long     with {@link #FLAG_HOLE_BEFORE} only: where the previous segment's records end
  *  72      hole CRC32C      int      with {@link #FLAG_HOLE_BEFORE} only: of bytes [0, 72)
@@ -91,6 +91,14 @@ public final class SegmentHeaderDescriptor
      * header ("unknown flags") instead of taking a marked gap for damage.
      */
     public static final int FLAG_WRITE_MARKS = 4;
+    /**
+     * Every write into this segment also wrote zeros over the block after its last block (when the segment has one),
+     * where the next write starts: set with {@link #FLAG_RECYCLED} by this build. So after the records of a segment
+     * with the flag comes a zero block, never the stale bytes of the older file: a header after the last good record
+     * that is neither zero nor a record is damage over a write the segment made (issue 17: garbage over a whole write
+     * at a block boundary), not its end. A reader that does not know the flag refuses the header ("unknown flags").
+     */
+    public static final int FLAG_ZERO_AHEAD = 8;
     /** Offset of where the hole before the segment starts (with {@link #FLAG_HOLE_BEFORE}). */
     public static final int HOLE_FROM_OFFSET = 64;
     /** Offset of the CRC of bytes [0, 72) (with {@link #FLAG_HOLE_BEFORE}). */
@@ -208,7 +216,8 @@ public final class SegmentHeaderDescriptor
         {
             return "unsupported format version " + version;
         }
-        if (version == VERSION && (buffer.getInt(FLAGS_OFFSET) & ~(FLAG_RECYCLED | FLAG_HOLE_BEFORE | FLAG_WRITE_MARKS)) != 0)
+        if (version == VERSION && (buffer.getInt(FLAGS_OFFSET) & ~(FLAG_RECYCLED | FLAG_HOLE_BEFORE | FLAG_WRITE_MARKS |
+            FLAG_ZERO_AHEAD)) != 0)
         {
             return "unknown flags 0x" + Integer.toHexString(buffer.getInt(FLAGS_OFFSET));
         }

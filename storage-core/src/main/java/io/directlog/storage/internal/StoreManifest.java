@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.List;
 
 import io.directlog.storage.format.Checksums;
+import io.directlog.storage.format.SegmentHeaderDescriptor;
 import io.directlog.storage.log.LogFacts;
 import io.directlog.storage.page.PageMemory;
 import io.directlog.storage.spi.BlockFile;
@@ -25,7 +26,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *      checkpoint generation (long), end sequence (long), end position (long), end offset (long),
  *      last record position (long), last record offset (long), segment count (int),
  *      then per segment: sequence (long), base offset (long), capacity (int), block size (int), flags (int:
- *      1 = recycled)
+ *      1 = recycled, 8 = zero-ahead, as in the segment header; version 2 knew only 1)
  * 24 + body length: CRC32C of [0, 24 + body length) (int); zero padding to a multiple of 4 KiB
  * </pre>
  * Written to {@code manifest.tmp}, fdatasync'ed, renamed, the directory fsync'ed: a crash leaves the old state
@@ -38,8 +39,14 @@ final class StoreManifest
     static final String FILE = "manifest";
     static final String TEMP_FILE = FILE + ".tmp";
     private static final long MAGIC = 0x494E414D474F4C44L; // "DLOGMANI" little-endian
-    /** 2: a segment's capacity, block size and flags, the log's created time and checkpoint generation. */
-    private static final int VERSION = 2;
+    /**
+     * 2: a segment's capacity, block size and flags, the log's created time and checkpoint generation. 3: the
+     * zero-ahead flag (a build that knows only 2 opens from the files instead, and refuses the segment headers
+     * that carry the flag rather than write such a segment without zero-ahead).
+     */
+    private static final int VERSION = 3;
+    /** The version before the zero-ahead flag, still read. */
+    private static final int VERSION_2 = 2;
     private static final int HEADER_LENGTH = 24;
     private static final int CRC_LENGTH = 4;
     private static final int BLOCK = 4096;
@@ -144,7 +151,8 @@ final class StoreManifest
             b.putLong(at + 8, s.baseOffset());
             b.putInt(at + 16, s.capacity());
             b.putInt(at + 20, s.blockSize());
-            b.putInt(at + 24, s.recycled() ? 1 : 0);
+            b.putInt(at + 24, (s.recycled() ? SegmentHeaderDescriptor.FLAG_RECYCLED : 0) |
+                (s.zeroAhead() ? SegmentHeaderDescriptor.FLAG_ZERO_AHEAD : 0));
             at += SEGMENT;
         }
         return at;
@@ -194,7 +202,7 @@ final class StoreManifest
         {
             return invalid("bad magic");
         }
-        if (b.getInt(8) != VERSION)
+        if (b.getInt(8) != VERSION && b.getInt(8) != VERSION_2)
         {
             return invalid("unsupported version " + b.getInt(8));
         }
@@ -231,7 +239,8 @@ final class StoreManifest
             {
                 final int from = at + COUNT_AT + 4 + SEGMENT * s;
                 list.add(new LogFacts.SegmentFacts(b.getLong(from), b.getLong(from + 8), b.getInt(from + 16),
-                    b.getInt(from + 20), (b.getInt(from + 24) & 1) != 0));
+                    b.getInt(from + 20), (b.getInt(from + 24) & SegmentHeaderDescriptor.FLAG_RECYCLED) != 0,
+                    (b.getInt(from + 24) & SegmentHeaderDescriptor.FLAG_ZERO_AHEAD) != 0));
             }
             logs.add(new LogFacts(name, b.getLong(at), b.getInt(at + 8), b.getLong(at + 12), b.getLong(at + 20),
                 b.getLong(at + 28), b.getLong(at + 36), b.getLong(at + 44), b.getLong(at + 52), b.getLong(at + 60),

@@ -483,7 +483,7 @@ public final class DefaultLog implements Log, WriterClient
             if (!s.isDeleted())
             {
                 live.add(new LogFacts.SegmentFacts(s.sequence(), s.baseOffset(), s.capacity(), s.blockSize(),
-                    s.recycled()));
+                    s.recycled(), s.zeroAhead()));
             }
         }
         return new LogFacts(name, meta.logId(), meta.segmentSize(), meta.created(), checkpoint.generation(),

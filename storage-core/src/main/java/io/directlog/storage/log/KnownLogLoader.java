@@ -173,7 +173,7 @@ final class KnownLogLoader
         for (final LogFacts.SegmentFacts s : facts.segments())
         {
             segments.add(new Segment(host, s.sequence(), s.baseOffset(), files.get(s.sequence()), s.capacity(),
-                s.blockSize(), s.recycled()));
+                s.blockSize(), s.recycled(), s.zeroAhead(), -1));
         }
         for (int i = 0; i + 1 < segments.size(); i++)
         {

@@ -72,8 +72,9 @@ final class LogAppender
     private final IdleRelease idle;
     private int writePosition;
     private int flushedPosition;
-    /** The active segment's capacity (its rung of the SegmentLadder), and the fill that asks for the next rung. */
+    /** The active segment's capacity (its rung), the fill that asks for the next one, its zero-ahead (0 or a block). */
     private int capacity;
+    private int zeroAhead;
     private int prepareAt = Integer.MAX_VALUE;
     private long nextOffset;
     private long lastTimestamp;
@@ -220,10 +221,10 @@ final class LogAppender
         return null;
     }
 
-    /** @return the end of what a copy up to {@code end} writes: the record, and the gap to its block's end. */
+    /** @return the end of what a copy up to {@code end} writes: the record, the gap, a zero-ahead block. */
     private int writableEnd(final int end)
     {
-        return Math.min(capacity, block.up(end)); // within the active segment's rung
+        return Math.min(capacity, block.up(end) + zeroAhead); // within the active segment's rung
     }
 
     /**
@@ -371,11 +372,11 @@ final class LogAppender
         final int to = Math.min(segment.capacity(), block.up(writePosition));
         try
         {
-            // a recycled segment's gaps carry write marks (stale bytes follow its end: issue 17, defect 1)
-            RecordEncoder.fillGap(page.buffer(), writePosition, to, segment.recycled() ? segment.baseOffset() : -1,
-                nextOffset);
-            final long took = forSharedFlush ? flushWriter.writeForSharedFlush(segment, page.bytes(), from, to) :
-                flushWriter.write(segment, page.bytes(), from, to, dsync, acks.durable() > 0);
+            // a recycled segment's gaps carry write marks, and its writes zero the block after them (issue 17)
+            final int end = RecordEncoder.fillGap(page.buffer(), writePosition, to, segment.recycled() ?
+                segment.baseOffset() : -1, nextOffset, writableEnd(writePosition));
+            final long took = forSharedFlush ? flushWriter.writeForSharedFlush(segment, page.bytes(), from, end) :
+                flushWriter.write(segment, page.bytes(), from, end, dsync, acks.durable() > 0);
             counters.addFlushNanos(took);
             events.flushed(took);
         }
@@ -581,6 +582,7 @@ final class LogAppender
     private void onActive(final Segment active)
     {
         capacity = active.capacity();
+        zeroAhead = active.zeroAhead() ? active.blockSize() : 0;
         prepareAt = spares.onActive(capacity, writePosition);
     }
 

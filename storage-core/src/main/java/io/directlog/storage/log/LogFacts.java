@@ -33,8 +33,10 @@ public record LogFacts(String name, long logId, int segmentSize, long created, l
      * @param capacity   its size (its rung of the ladder).
      * @param blockSize  its write unit.
      * @param recycled   its header's recycled flag.
+     * @param zeroAhead  its header's zero-ahead flag.
      */
-    public record SegmentFacts(long sequence, long baseOffset, int capacity, int blockSize, boolean recycled)
+    public record SegmentFacts(long sequence, long baseOffset, int capacity, int blockSize, boolean recycled,
+        boolean zeroAhead)
     {
     }
 

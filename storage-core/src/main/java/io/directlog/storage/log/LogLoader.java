@@ -284,6 +284,7 @@ final class LogLoader
                 headers.used.add(new Segment(host, e.getKey(), h.getLong(SegmentHeaderDescriptor.BASE_OFFSET_OFFSET),
                     e.getValue(), headerSize, h.getInt(SegmentHeaderDescriptor.BLOCK_SIZE_OFFSET),
                     (SegmentHeaderDescriptor.flags(h) & SegmentHeaderDescriptor.FLAG_RECYCLED) != 0,
+                    (SegmentHeaderDescriptor.flags(h) & SegmentHeaderDescriptor.FLAG_ZERO_AHEAD) != 0,
                     SegmentHeaderDescriptor.holeFrom(h)));
             }
         }

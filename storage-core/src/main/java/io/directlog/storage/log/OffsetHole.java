@@ -83,7 +83,7 @@ final class OffsetHole extends RecoveryStep
         final long holeFrom = tail.endOffset();
         final Path path = SegmentFiles.segment(dir, sequence);
         writeFile(path, size, sequence, continueAt, holeFrom, logId);
-        final Segment after = new Segment(host, sequence, continueAt, path, size, align, false, holeFrom);
+        final Segment after = new Segment(host, sequence, continueAt, path, size, align, false, false, holeFrom);
         final BlockFile direct = io.open(path, FileMode.DIRECT, false);
         try
         {

@@ -59,18 +59,29 @@ final class RecordEncoder
     /**
      * Fills a write's gap; in a segment with write marks (a recycled one), ends it with the mark naming the
      * segment and the write's end offset, when it has room for one (see RecordDescriptor): at the block's end, as
-     * far from the write's first record as the write reaches, so that damage over that record leaves it.
+     * far from the write's first record as the write reaches, so that damage over that record leaves it. In a
+     * segment with zero-ahead (a recycled one, {@code SegmentHeaderDescriptor.FLAG_ZERO_AHEAD}) the write also
+     * covers the block after {@code blockEnd}, as zeros: the next write starts there, so whatever is found there at
+     * recovery is zeros (no write after this one landed), this segment's records, or damage over a write this
+     * segment made; never the stale bytes of the older file (issue 17).
      *
      * @param baseOffset the segment's base offset, or -1 for no mark.
      * @param endOffset  the offset after the write's last record.
+     * @param writeEnd   where the write ends: {@code blockEnd}, or the end of the zero-ahead block after it.
+     * @return {@code writeEnd}.
      */
-    static void fillGap(final UnsafeBuffer buffer, final int end, final int blockEnd, final long baseOffset,
-        final long endOffset)
+    static int fillGap(final UnsafeBuffer buffer, final int end, final int blockEnd, final long baseOffset,
+        final long endOffset, final int writeEnd)
     {
         fillGap(buffer, end, blockEnd);
         if (baseOffset >= 0 && blockEnd - end >= RecordDescriptor.WRITE_MARK_LENGTH)
         {
             RecordDescriptor.putWriteMark(buffer, blockEnd - RecordDescriptor.WRITE_MARK_LENGTH, baseOffset, endOffset);
         }
+        if (writeEnd > blockEnd)
+        {
+            buffer.setMemory(blockEnd, writeEnd - blockEnd, (byte)0); // no record lies there yet
+        }
+        return writeEnd;
     }
 }

@@ -44,6 +44,8 @@ public final class Segment implements CacheOwner
     private final int capacity;
     private final int blockSize;
     private final boolean recycled;
+    /** Its header's FLAG_ZERO_AHEAD: each write also zeroed the block after its last one. */
+    private final boolean zeroAhead;
     /** Where the hole in the offsets before this segment starts (its header's FLAG_HOLE_BEFORE), or -1. */
     private final long holeFrom;
     private final Object loadLock = new Object();
@@ -79,20 +81,22 @@ public final class Segment implements CacheOwner
     public Segment(final SegmentHost host, final long sequence, final long baseOffset, final Path path,
         final int capacity, final int blockSize, final boolean recycled)
     {
-        this(host, sequence, baseOffset, path, capacity, blockSize, recycled, -1);
+        this(host, sequence, baseOffset, path, capacity, blockSize, recycled, false, -1);
     }
 
     /**
-     * A segment whose header may record a hole in the offsets before it.
+     * A segment whose header may record a hole in the offsets before it, or zero-ahead writes.
      *
-     * @param holeFrom where the previous segment's records end when a hole lies before this one (below
-     *                 {@code baseOffset}), or -1.
+     * @param zeroAhead its header's {@code FLAG_ZERO_AHEAD} (see {@link #zeroAhead()}).
+     * @param holeFrom  where the previous segment's records end when a hole lies before this one (below
+     *                  {@code baseOffset}), or -1.
      */
     public Segment(final SegmentHost host, final long sequence, final long baseOffset, final Path path,
-        final int capacity, final int blockSize, final boolean recycled, final long holeFrom)
+        final int capacity, final int blockSize, final boolean recycled, final boolean zeroAhead, final long holeFrom)
     {
         this.holeFrom = holeFrom;
         this.recycled = recycled;
+        this.zeroAhead = zeroAhead;
         this.host = host;
         this.sequence = sequence;
         this.baseOffset = baseOffset;
@@ -107,6 +111,12 @@ public final class Segment implements CacheOwner
     public boolean recycled()
     {
         return recycled;
+    }
+
+    /** @return true when its records are followed by a zero block, not stale bytes (FLAG_ZERO_AHEAD; issue 17). */
+    public boolean zeroAhead()
+    {
+        return zeroAhead;
     }
 
     /**

@@ -71,8 +71,9 @@ final class SegmentRoll
         }
         final LogMeta meta = parts.meta();
         final int blockLength = parts.block().length();
+        // a recycled file's segment zeroes the block after each write: its records never end in stale bytes
         final Segment segment = new Segment(host, next.sequence(), baseOffset, next.path(), next.size(),
-            blockLength, next.recycled());
+            blockLength, next.recycled(), next.recycled(), -1);
         segment.index(new SegmentIndex(next.size()));
         try
         {
@@ -92,7 +93,8 @@ final class SegmentRoll
         }
         SegmentHeaderDescriptor.write(page.buffer(), meta.logId(), baseOffset, next.sequence(), next.size(),
             blockLength, System.currentTimeMillis(), next.recycled() ?
-            SegmentHeaderDescriptor.FLAG_RECYCLED | SegmentHeaderDescriptor.FLAG_WRITE_MARKS : 0);
+            SegmentHeaderDescriptor.FLAG_RECYCLED | SegmentHeaderDescriptor.FLAG_WRITE_MARKS |
+            SegmentHeaderDescriptor.FLAG_ZERO_AHEAD : 0);
         return segment;
     }
 

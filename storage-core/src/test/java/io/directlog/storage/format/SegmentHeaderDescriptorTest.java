@@ -45,7 +45,11 @@ class SegmentHeaderDescriptorTest
     void unknownFlagsAndVersionsAreRefused()
     {
         final UnsafeBuffer b = block();
-        SegmentHeaderDescriptor.write(b, 77, 1000, 5, 1 << 20, 4096, 123, 8);
+        final int known = SegmentHeaderDescriptor.FLAG_RECYCLED | SegmentHeaderDescriptor.FLAG_WRITE_MARKS |
+            SegmentHeaderDescriptor.FLAG_ZERO_AHEAD;
+        SegmentHeaderDescriptor.write(b, 77, 1000, 5, 1 << 20, 4096, 123, known);
+        assertEquals(null, SegmentHeaderDescriptor.validate(b), "a recycled segment's flags as this build writes them");
+        SegmentHeaderDescriptor.write(b, 77, 1000, 5, 1 << 20, 4096, 123, known | 16);
         assertTrue(SegmentHeaderDescriptor.validate(b).startsWith("unknown flags"), SegmentHeaderDescriptor.validate(b));
         SegmentHeaderDescriptor.write(b, 77, 1000, 5, 1 << 20, 4096, 123, 0);
         b.putInt(SegmentHeaderDescriptor.VERSION_OFFSET, 4);
