@@ -103,6 +103,13 @@ class RecycledSegmentDamageTest
     private static CrashImage crashImageWithTail(final String name, final int tail, final boolean batchLast)
         throws Exception
     {
+        return crashImageWithTail(name, tail, batchLast, null);
+    }
+
+    /** @param lastAlone the payload of the last record, written alone (batchLast false), or null for the usual. */
+    private static CrashImage crashImageWithTail(final String name, final int tail, final boolean batchLast,
+        final byte[] lastAlone) throws Exception
+    {
         final Path dir = TestDirs.create(name);
         final long durable;
         try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofMillis(20))))
@@ -117,7 +124,14 @@ class RecycledSegmentDamageTest
             final long lone = batchLast ? durable + tail / 2 : durable + tail;
             for (long o = durable; o < lone; o++)
             {
-                RecoveryTest.append(log, o, o + 1);
+                if (lastAlone != null && o == durable + tail - 1)
+                {
+                    assertEquals(o, log.append(lastAlone).join());
+                }
+                else
+                {
+                    RecoveryTest.append(log, o, o + 1);
+                }
             }
             RecoveryTest.append(log, lone, durable + tail);
             image = StoreFiles.crashImage(dir, name + "-image");
@@ -254,42 +268,152 @@ class RecycledSegmentDamageTest
     }
 
     /**
-     * Not yet found (docs/durability.md, "Not yet found"): garbage over a whole write at a block boundary of a
-     * recycled segment, its write mark included (or over a write whose gap is shorter than a mark, so that it has
-     * none). A recycled file holds stale bytes of older segments there, and nothing else tells them from garbage:
-     * the log is cut there as at its end, silently. What should happen: refused under ABSOLUTE_CONSISTENCY, the
-     * record reported as dropped (and its offset never given again) under TOLERATE_TORN_TAIL.
+     * The writer's half of zero-ahead, in a log reopened cleanly (from the store manifest, which must carry the
+     * segment's flag): each write into a recycled segment also writes zeros over the block after it, so non-zero
+     * bytes right after the end (as stale records of the older file may be) are gone from where recovery looks. A
+     * crash image whose active segment held such bytes from the start of the next write on recovers every
+     * acknowledged record with nothing reported, in every mode; a write without zero-ahead would leave them after the
+     * last write, where a zero-ahead segment's recovery takes them for damage.
      */
-    @org.junit.jupiter.api.Disabled("issue 17, not yet found: garbage over a whole write (its write mark included) " +
-        "at a block boundary of a recycled segment cannot be told from the stale bytes a recycled file holds there, " +
-        "so the log is cut there as at its end with nothing reported")
+    @Test
+    void eachWriteIntoARecycledSegmentZeroesTheBlockAfterIt() throws Exception
+    {
+        final Path dir = TestDirs.create("recycled-zero-ahead");
+        final long durable;
+        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofMillis(20))))
+        {
+            durable = fillUntilRecycledSegmentIsActive(store.log("a"), dir.resolve("a"));
+        }
+        final Path active = watermarkSegment(dir.resolve("a"));
+        assertTrue(isRecycled(active), "the clean close's end is in a recycled segment");
+        final List<Found> before = records(active);
+        final Found last = before.get(before.size() - 1);
+        assertEquals(durable - 1, last.offset());
+        final int next = (last.position() + ((last.length() + 7) & ~7) + BLOCK - 1) / BLOCK * BLOCK;
+        final byte[] stale = new byte[SEGMENT - next];
+        java.util.Arrays.fill(stale, (byte)0xFF);
+        StoreFiles.write(active, next, stale); // after a clean close: the reopen reads none of it
+        final long acked = durable + 20;
+        final Path image;
+        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofHours(1))))
+        {
+            final Log log = store.log("a");
+            for (long o = durable; o < acked; o++)
+            {
+                RecoveryTest.append(log, o, o + 1); // one write each
+            }
+            image = StoreFiles.crashImage(dir, "recycled-zero-ahead-image");
+        }
+        final List<Found> written = records(image.resolve("a").resolve(active.getFileName()));
+        assertEquals(acked - 1, written.get(written.size() - 1).offset(), "the writes stayed in that segment");
+        final Path strict = StoreFiles.crashImage(image, "recycled-zero-ahead-strict");
+        for (final Path p : new Path[] {image, strict})
+        {
+            final RecoveryMode mode = p == image ? RecoveryMode.TOLERATE_TORN_TAIL : RecoveryMode.ABSOLUTE_CONSISTENCY;
+            try (LogStore store = LogStore.open(config(p, mode, Duration.ofHours(1))))
+            {
+                final Log log = store.log("a");
+                final RecoveryReport report = log.recoveryReport();
+                assertTrue(!report.cleanShutdown() && !report.tornTail() && report.cutPosition() == -1 &&
+                    report.droppedRecords() == 0, mode + ": " + report);
+                assertEquals(acked, log.endOffset(), mode + ": " + report);
+                RecoveryTest.assertRecords(log, durable - 10, acked);
+            }
+        }
+    }
+
+    /**
+     * Garbage over a whole write at a block boundary of a recycled segment, its write mark included: nothing inside
+     * the write can say it happened, and a recycled file holds stale bytes of older segments after a segment's end.
+     * What does: the write before it also zeroed the block after its last one (FLAG_ZERO_AHEAD), where this write
+     * started, so a header there that is neither zero nor a record of the segment is damage over a write the segment
+     * made, not its end. Refused under ABSOLUTE_CONSISTENCY; cut as a torn tail, counted where zeroed and logged,
+     * elsewhere. Nothing after the garbage names the garbled write's records (their count is in the garbage), so it
+     * is a plain torn tail, as the same garbage over the last write of a zero-filled segment is: cut at the end of
+     * the record before it, the log goes on at the cut.
+     */
     @Test
     void garbageOverAWholeLoneWriteAtABlockBoundaryInARecycledSegmentIsReportedOrRefused() throws Exception
     {
         final CrashImage made = crashImageWithTail("recycled-garbage-whole", 30, false);
-        final Path image = made.image();
-        final long acked = made.acked();
-        final Path active = made.active();
-        final List<Found> recs = records(active);
+        final List<Found> recs = records(made.active());
         final Found lone = recs.get(recs.size() - 1);
-        assertEquals(acked - 1, lone.offset());
+        assertEquals(made.acked() - 1, lone.offset());
         assertEquals(0, lone.position() % BLOCK, "alone in its write");
         // the whole write: the record, its gap and the mark at the gap's end, up to the next block boundary
         final int blockEnd = (lone.position() + ((lone.length() + 7) & ~7) + BLOCK - 1) / BLOCK * BLOCK;
-        final byte[] garbage = new byte[blockEnd - lone.position()];
+        assertGarbledLastWriteIsATornTail(made, lone, blockEnd, "recycled-garbage-whole");
+    }
+
+    /**
+     * The same over a write that ends on a block boundary: it has no gap, so no write mark (nor would a gap under
+     * 24 bytes). The block the write before it zeroed finds it all the same.
+     */
+    @Test
+    void garbageOverAWholeWriteEndingOnABlockBoundaryInARecycledSegmentIsReportedOrRefused() throws Exception
+    {
+        // a record of exactly one block, written alone: from a block boundary to the next, no gap
+        final byte[] block = TestStores.payload(0, 1, BLOCK - 32);
+        final CrashImage made = crashImageWithTail("recycled-garbage-nogap", 30, false, block);
+        final List<Found> recs = records(made.active());
+        final Found lone = recs.get(recs.size() - 1);
+        assertEquals(made.acked() - 1, lone.offset());
+        assertEquals(0, lone.position() % BLOCK, "alone in its write");
+        assertEquals(BLOCK, lone.length(), "the write ends on a block boundary: no gap, no write mark");
+        assertGarbledLastWriteIsATornTail(made, lone, lone.position() + BLOCK, "recycled-garbage-nogap");
+    }
+
+    /**
+     * Writes random bytes over {@code [first.position(), blockEnd)} (the image's last write, from its first record)
+     * and opens the image in each mode: refused, or cut at the record before it with the cut reported and logged.
+     */
+    private static void assertGarbledLastWriteIsATornTail(final CrashImage made, final Found first,
+        final int blockEnd, final String name) throws Exception
+    {
+        final Path image = made.image();
+        final long cutAt = first.offset();
+        final byte[] garbage = new byte[blockEnd - first.position()];
         new Random(SEED).nextBytes(garbage);
-        StoreFiles.write(active, lone.position(), garbage);
-        final Path strict = StoreFiles.crashImage(image, "recycled-garbage-whole-strict");
+        StoreFiles.write(made.active(), first.position(), garbage);
+        final Path strict = StoreFiles.crashImage(image, name + "-strict");
+        final Path truncating = StoreFiles.crashImage(image, name + "-truncating");
         assertThrows(CorruptLogException.class,
             () -> LogStore.open(config(strict, RecoveryMode.ABSOLUTE_CONSISTENCY, Duration.ofHours(1))).close(),
             "seed " + SEED);
-        try (LogStore store = LogStore.open(config(image, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofHours(1))))
+        for (final Path p : new Path[] {image, truncating})
         {
-            final Log log = store.log("a");
-            final RecoveryReport report = log.recoveryReport();
-            assertEquals(acked - 1, report.droppedFromOffset(), "the garbled write is reported: " + report);
-            assertEquals(acked, report.droppedToOffset(), report.toString());
-            assertEquals(acked, log.endOffset(), "its offset is never given again: " + report);
+            final RecoveryMode mode = p == image ? RecoveryMode.TOLERATE_TORN_TAIL : RecoveryMode.TRUNCATE_AT_CORRUPTION;
+            final RecoveryReport[] seen = new RecoveryReport[1];
+            final List<String> warnings = TestWarnings.during(() ->
+            {
+                try (LogStore store = LogStore.open(config(p, mode, Duration.ofHours(1))))
+                {
+                    final Log log = store.log("a");
+                    seen[0] = log.recoveryReport();
+                    RecoveryTest.assertRecords(log, Math.max(log.startOffset(), cutAt - 500), cutAt);
+                    assertEquals(cutAt, log.endOffset(), mode + ", seed " + SEED + ": a plain torn tail goes on at " +
+                        "the cut (nothing after it names the garbled records): " + seen[0]);
+                    assertEquals(cutAt, log.append(RecoveryTest.payload(cutAt)).join(), seen[0].toString());
+                }
+            });
+            final RecoveryReport report = seen[0];
+            final String why = mode + ", seed " + SEED + ": " + report + ", warnings " + warnings;
+            assertEquals(cutAt, report.cutOffset(), "cut where the garbled write began: " + why);
+            assertTrue(report.cutPosition() > first.position() - BLOCK && report.cutPosition() <= first.position(),
+                "the cut is the end of the record before the write (or its gap): " + why);
+            assertEquals(mode == RecoveryMode.TOLERATE_TORN_TAIL, report.tornTail(), why);
+            assertEquals(0, report.droppedRecords(), "nothing after the garbage names a record: " + why);
+            assertTrue(report.zeroedBytes() > 0, "the garbage is counted where it was zeroed: " + why);
+            assertTrue(warnings.stream().anyMatch(w -> w.contains("position " + report.cutPosition()) &&
+                w.contains(mode == RecoveryMode.TOLERATE_TORN_TAIL ? "torn tail" : "TRUNCATE_AT_CORRUPTION")),
+                "a WARNING names the cut: " + why);
+            try (LogStore store = LogStore.open(config(p, mode, Duration.ofHours(1))))
+            {
+                final Log log = store.log("a");
+                assertTrue(log.recoveryReport().cleanShutdown(), why);
+                assertEquals(cutAt + 1, log.endOffset(), why);
+                RecoveryTest.assertRecords(log, cutAt, cutAt + 1);
+            }
         }
     }
 

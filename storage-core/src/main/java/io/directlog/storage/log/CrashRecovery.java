@@ -312,6 +312,14 @@ final class CrashRecovery extends RecoveryStep
         {
             scan.damage = scanner.reason() + " (bytes this segment's own write covered, not stale ones)";
         }
+        else if (recycledStop && stop == RecordScanner.Stop.INVALID && segment.zeroAhead() && scan.isLast)
+        {
+            // each write of the segment zeroed the block after it, where the next one starts: past the records
+            // lie zeros, not stale bytes, so this header is a write of the segment that was garbled (issue 17;
+            // a rolled segment's end is checked against the next one's base instead)
+            scan.damage = scanner.reason() + " (where the segment's previous write left a zeroed block: a write " +
+                "made there, damaged)";
+        }
         else if (recycledStop)
         {
             // the first stale byte after this segment's records: its end, as a zero header is in a
