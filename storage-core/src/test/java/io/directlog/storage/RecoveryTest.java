@@ -70,6 +70,52 @@ class RecoveryTest
         }
     }
 
+    /**
+     * Issue 17, defect 8 (a clean close leaving an index the next open rejects): crash recovery verifies the record
+     * that ends at the watermark again, from the persisted index's end, and indexes it as it goes. When that index's
+     * last entry was that very record (the first record after a clean open always takes one), the record had two
+     * entries, the index the next clean close wrote was out of order, and the open after it scanned the segment
+     * instead of opening clean.
+     */
+    @Test
+    void aCleanCloseAfterCrashRecoveryLeavesAnIndexTheNextOpenTakes() throws Exception
+    {
+        final Path dir = TestDirs.create("index-twice");
+        // no syncer tick in between: the crash image's watermark is the second clean close's end
+        final StoreConfig config = TestStores.store(dir, TestStores.log().syncInterval(Duration.ofHours(1)).build())
+            .memoryBudget(32L << 20).build();
+        try (LogStore store = LogStore.open(config))
+        {
+            append(store.log("a"), 0, 100);
+        }
+        try (LogStore store = LogStore.open(config))
+        {
+            append(store.log("a"), 100, 101); // the persisted index ends with this record's entry
+        }
+        final Path image;
+        try (LogStore store = LogStore.open(config))
+        {
+            append(store.log("a"), 101, 110);
+            image = StoreFiles.crashImage(dir, "index-twice-image");
+        }
+        final StoreConfig imageConfig = TestStores.store(image, TestStores.log().syncInterval(Duration.ofHours(1))
+            .build()).memoryBudget(32L << 20).build();
+        try (LogStore store = LogStore.open(imageConfig))
+        {
+            final Log log = store.log("a");
+            assertFalse(log.recoveryReport().cleanShutdown(), log.recoveryReport().toString());
+            assertEquals(110, log.endOffset(), log.recoveryReport().toString());
+            append(log, 110, 111);
+        }
+        try (LogStore store = LogStore.open(imageConfig))
+        {
+            final Log log = store.log("a");
+            final RecoveryReport report = log.recoveryReport();
+            assertTrue(report.cleanShutdown() && report.scannedBytes() == 0, "the index is taken: " + report);
+            assertRecords(log, 0, 111);
+        }
+    }
+
     @Test
     void aCleanCloseReopensWithoutScanningAnySegmentData() throws Exception
     {

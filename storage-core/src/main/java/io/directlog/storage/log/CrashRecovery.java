@@ -224,6 +224,9 @@ final class CrashRecovery extends RecoveryStep
         {
             scan.from = (int)start.lastRecordPosition(); // verify at least the record that ends at the watermark
             scan.expected = start.lastRecordOffset();
+            // the verification indexes it again: its entry from the persisted index, if it had one, goes first
+            // (two entries for one record made the index of the next clean close out of order: issue 17, defect 8)
+            scan.index.truncateTo(scan.from);
         }
     }
 
