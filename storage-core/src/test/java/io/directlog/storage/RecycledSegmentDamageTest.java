@@ -363,6 +363,20 @@ class RecycledSegmentDamageTest
         assertGarbledLastWriteIsATornTail(made, lone, lone.position() + BLOCK, "recycled-garbage-nogap");
     }
 
+    /** The same over a write whose gap (16 bytes) is too short for a write mark. */
+    @Test
+    void garbageOverAWholeWriteWithAGapTooShortForAMarkInARecycledSegmentIsReportedOrRefused() throws Exception
+    {
+        final byte[] record = TestStores.payload(0, 1, BLOCK - 32 - 16);
+        final CrashImage made = crashImageWithTail("recycled-garbage-shortgap", 30, false, record);
+        final List<Found> recs = records(made.active());
+        final Found lone = recs.get(recs.size() - 1);
+        assertEquals(made.acked() - 1, lone.offset());
+        assertEquals(0, lone.position() % BLOCK, "alone in its write");
+        assertEquals(BLOCK - 16, lone.length(), "a gap of 16 bytes: no room for a write mark");
+        assertGarbledLastWriteIsATornTail(made, lone, lone.position() + BLOCK, "recycled-garbage-shortgap");
+    }
+
     /**
      * Writes random bytes over {@code [first.position(), blockEnd)} (the image's last write, from its first record)
      * and opens the image in each mode: refused, or cut at the record before it with the cut reported and logged.
