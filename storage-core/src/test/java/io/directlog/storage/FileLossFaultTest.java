@@ -304,29 +304,16 @@ class FileLossFaultTest
     @Test
     void aFirstSegmentLostWithTheCheckpointIsFoundAtOpen() throws Exception
     {
-        for (final boolean deleteCheckpoint : new boolean[] {true, false})
+        lostWithTheCheckpoint("loss-first-checkpoint", 400, false, (log, lostBase) ->
         {
-            final String name = "loss-first-checkpoint-" + (deleteCheckpoint ? "deleted" : "emptied");
-            final Image image = make(name, SEED, 400, false, false, 0);
-            final TreeMap<Long, Path> segs = segments(image.logDir());
-            assertTrue(segs.size() >= 2, "segments: " + segs.keySet());
-            Files.delete(segs.firstEntry().getValue());
-            loseCheckpoint(image, deleteCheckpoint);
-            assertRefusedTwice(image, name);
-            final Path p = copy(image, name + "-truncate");
-            try (LogStore s = LogStore.open(config(p, RecoveryMode.TRUNCATE_AT_CORRUPTION, false,
-                Duration.ofHours(1))))
-            {
-                final Log log = s.log("a");
-                final RecoveryReport report = log.recoveryReport();
-                assertTrue(log.startOffset() > 0, report.toString());
-                assertEquals(0, report.droppedFromOffset(), report.toString());
-                assertEquals(log.startOffset(), report.droppedToOffset(), report.toString());
-                assertEquals(log.startOffset(), report.droppedRecords(), report.toString());
-                assertEquals(400, log.endOffset());
-                assertEquals(400, log.append(payload(SEED, 400)).join(), report.toString());
-            }
-        }
+            final RecoveryReport report = log.recoveryReport();
+            assertTrue(log.startOffset() > 0, report.toString());
+            assertEquals(0, report.droppedFromOffset(), report.toString());
+            assertEquals(log.startOffset(), report.droppedToOffset(), report.toString());
+            assertEquals(log.startOffset(), report.droppedRecords(), report.toString());
+            assertEquals(400, log.endOffset());
+            assertEquals(400, log.append(payload(SEED, 400)).join(), report.toString());
+        });
     }
 
     /**
@@ -339,28 +326,41 @@ class FileLossFaultTest
     @Test
     void aNewestSegmentLostWithTheCheckpointIsFoundAtOpen() throws Exception
     {
+        lostWithTheCheckpoint("loss-newest-checkpoint", 250, true, (log, newestBase) ->
+        {
+            final RecoveryReport report = log.recoveryReport();
+            assertEquals(newestBase, report.cutOffset(), report.toString());
+            assertEquals(newestBase, report.droppedFromOffset(), report.toString());
+            assertEquals(250, report.droppedToOffset(), report.toString());
+            assertEquals(250 - newestBase, report.droppedRecords(), report.toString());
+            assertEquals(250, log.endOffset(), "goes on at the clean end, after a hole: " + report);
+            assertEquals(250, log.append(payload(SEED, 250)).join(), report.toString());
+        });
+    }
+
+    /**
+     * After a clean close of {@code records}, the first or the newest segment is deleted and the checkpoint deleted
+     * or emptied: refused twice in the default modes; {@code truncated} checks the TRUNCATE_AT_CORRUPTION open's log,
+     * given the lost segment's base offset.
+     */
+    private static void lostWithTheCheckpoint(final String name, final int records, final boolean newest,
+        final java.util.function.ObjLongConsumer<Log> truncated) throws Exception
+    {
         for (final boolean deleteCheckpoint : new boolean[] {true, false})
         {
-            final String name = "loss-newest-checkpoint-" + (deleteCheckpoint ? "deleted" : "emptied");
-            final Image image = make(name, SEED, 250, false, false, 0);
+            final String caseName = name + "-" + (deleteCheckpoint ? "deleted" : "emptied");
+            final Image image = make(caseName, SEED, records, false, false, 0);
             final TreeMap<Long, Path> segs = segments(image.logDir());
             assertTrue(segs.size() >= 2, "segments: " + segs.keySet());
-            final long newestBase = baseOf(segs.lastEntry().getValue());
-            Files.delete(segs.lastEntry().getValue());
+            final Path lost = (newest ? segs.lastEntry() : segs.firstEntry()).getValue();
+            final long lostBase = baseOf(lost);
+            Files.delete(lost);
             loseCheckpoint(image, deleteCheckpoint);
-            assertRefusedTwice(image, name);
-            final Path p = copy(image, name + "-truncate");
-            try (LogStore s = LogStore.open(config(p, RecoveryMode.TRUNCATE_AT_CORRUPTION, false,
-                Duration.ofHours(1))))
+            assertRefusedTwice(image, caseName);
+            try (LogStore s = LogStore.open(config(copy(image, caseName + "-truncate"), RecoveryMode.TRUNCATE_AT_CORRUPTION,
+                false, Duration.ofHours(1))))
             {
-                final Log log = s.log("a");
-                final RecoveryReport report = log.recoveryReport();
-                assertEquals(newestBase, report.cutOffset(), report.toString());
-                assertEquals(newestBase, report.droppedFromOffset(), report.toString());
-                assertEquals(250, report.droppedToOffset(), report.toString());
-                assertEquals(250 - newestBase, report.droppedRecords(), report.toString());
-                assertEquals(250, log.endOffset(), "goes on at the clean end, after a hole: " + report);
-                assertEquals(250, log.append(payload(SEED, 250)).join(), report.toString());
+                truncated.accept(s.log("a"), lostBase);
             }
         }
     }
