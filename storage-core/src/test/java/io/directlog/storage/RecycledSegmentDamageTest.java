@@ -6,6 +6,7 @@ import static io.directlog.storage.RecycledSegments.fillUntilRecycledSegmentIsAc
 import static io.directlog.storage.RecycledSegments.isRecycled;
 import static io.directlog.storage.RecycledSegments.watermarkSegment;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -473,6 +474,62 @@ class RecycledSegmentDamageTest
             // the mark proves the record was written (and acknowledged): its offset is never given again (issue 17)
             assertEquals(acked, log.endOffset(), "goes on after the hole: " + report);
             assertEquals(acked, log.append(RecoveryTest.payload(acked)).join(), report.toString());
+        }
+    }
+
+    /**
+     * A truncation with no room in the memory budget for a second write page zeroes the records past the cut in
+     * the old write page and writes that page's blocks back. In a recycled segment the last of those blocks held
+     * the old last write's gap with its write mark, which names the old end: left on disk, a crash before new
+     * writes passed it made recovery take the mark as proof that records reached the old end, report them dropped
+     * and go on after them, a hole where the truncation left none (found by zero17's reading, issue 17).
+     */
+    @Test
+    void aTruncationInPlaceLeavesNoWriteMarkOfTheOldEndInARecycledSegment() throws Exception
+    {
+        final Path dir = TestDirs.create("recycled-truncate-in-place");
+        final long durable;
+        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofMillis(20))))
+        {
+            durable = fillUntilRecycledSegmentIsActive(store.log("a"), dir.resolve("a"));
+        }
+        final Path image;
+        final long cut = durable + 3;
+        // the smallest budget (one segment), then held by the first chunks of other logs' write pages
+        try (LogStore store = LogStore.open(RecycledSegments.config(dir, RecoveryMode.TOLERATE_TORN_TAIL,
+            Duration.ofHours(1), false, SEGMENT)))
+        {
+            final Log log = store.log("a");
+            for (long o = durable; o < durable + 6; o++)
+            {
+                RecoveryTest.append(log, o, o + 1); // one record a write: each gap ends with its write mark
+            }
+            int others = 0;
+            while (others < SEGMENT / (64 << 10))
+            {
+                final Log other = store.log("other-" + others);
+                try
+                {
+                    other.append(new byte[8]).join();
+                    others++;
+                }
+                catch (final java.util.concurrent.CompletionException e)
+                {
+                    assertInstanceOf(MemoryBudgetExceededException.class, e.getCause());
+                    break; // the budget is held by write pages: the truncation below has no room for a second
+                }
+            }
+            log.truncateTo(cut);
+            assertEquals(cut, log.endOffset());
+            image = StoreFiles.crashImage(dir, "recycled-truncate-in-place-image");
+        }
+        try (LogStore store = LogStore.open(config(image, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofHours(1))))
+        {
+            final Log log = store.log("a");
+            final RecoveryReport report = log.recoveryReport();
+            assertEquals(0, report.droppedRecords(), report.toString());
+            assertEquals(cut, log.endOffset(), "nothing past the truncation is reported or skipped: " + report);
+            assertEquals(cut, log.append(RecoveryTest.payload(cut)).join(), report.toString());
         }
     }
 }

@@ -32,6 +32,14 @@ final class RecycledSegments
             .recoveryMode(mode).build();
     }
 
+    /** @param budget the store's memory budget; write pages are never released for idleness. */
+    static StoreConfig config(final Path dir, final RecoveryMode mode, final Duration syncInterval,
+        final boolean zeroRecycled, final long budget)
+    {
+        return TestStores.store(dir, logConfig(syncInterval, zeroRecycled)).memoryBudget(budget)
+            .pageIdleRelease(Duration.ofHours(1)).recoveryMode(mode).build();
+    }
+
     private static LogConfig logConfig(final Duration syncInterval, final boolean zeroRecycled)
     {
         // every segment full size, so that each file retention gives back fits the next segment as it is

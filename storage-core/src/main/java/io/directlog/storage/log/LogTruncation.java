@@ -300,8 +300,9 @@ final class LogTruncation
                 "into " + target.path().getFileName());
         }
         // a new page is a fresh mapping, zero past the cut's block for nothing (writing zeros there would only make
-        // them resident); the old page in place held records there
-        final int zeroTo = writeTo == newPage ? blockEnd : Math.max(cut.oldEnd(), blockEnd);
+        // them resident); the old page in place held records there, and after them the old last write's gap, whose
+        // write mark (a recycled segment's) would name the old end to a recovery: zeroed too, to the written end
+        final int zeroTo = writeTo == newPage ? blockEnd : zeroEnd;
         writeTo.buffer().setMemory(position, zeroTo - position, (byte)0);
         RecordEncoder.fillGap(writeTo.buffer(), position, blockEnd);
         target.directFile().write(writeTo.memory().byteBuffer(), from, zeroEnd - from, from);
