@@ -93,6 +93,19 @@ class RecycledSegmentDamageTest
     }
 
     /**
+     * Fills log "a" of a new store in {@code dir} until its active segment is a recycled one, and closes the store.
+     *
+     * @return the log's end offset (durable: the close synced it).
+     */
+    private static long closedWithARecycledActiveSegment(final Path dir) throws Exception
+    {
+        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofMillis(20))))
+        {
+            return fillUntilRecycledSegmentIsActive(store.log("a"), dir.resolve("a"));
+        }
+    }
+
+    /**
      * A recycled active segment with {@code tail} DIRECT-acknowledged records beyond the durable watermark (the
      * store reopened with an hour between syncs), as a crash image.
      */
@@ -112,11 +125,7 @@ class RecycledSegmentDamageTest
         final byte[] lastAlone) throws Exception
     {
         final Path dir = TestDirs.create(name);
-        final long durable;
-        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofMillis(20))))
-        {
-            durable = fillUntilRecycledSegmentIsActive(store.log("a"), dir.resolve("a"));
-        }
+        final long durable = closedWithARecycledActiveSegment(dir);
         final Path image;
         try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofHours(1))))
         {
@@ -280,11 +289,7 @@ class RecycledSegmentDamageTest
     void eachWriteIntoARecycledSegmentZeroesTheBlockAfterIt() throws Exception
     {
         final Path dir = TestDirs.create("recycled-zero-ahead");
-        final long durable;
-        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofMillis(20))))
-        {
-            durable = fillUntilRecycledSegmentIsActive(store.log("a"), dir.resolve("a"));
-        }
+        final long durable = closedWithARecycledActiveSegment(dir);
         final Path active = watermarkSegment(dir.resolve("a"));
         assertTrue(isRecycled(active), "the clean close's end is in a recycled segment");
         final List<Found> before = records(active);
@@ -488,11 +493,7 @@ class RecycledSegmentDamageTest
     void aTruncationInPlaceLeavesNoWriteMarkOfTheOldEndInARecycledSegment() throws Exception
     {
         final Path dir = TestDirs.create("recycled-truncate-in-place");
-        final long durable;
-        try (LogStore store = LogStore.open(config(dir, RecoveryMode.TOLERATE_TORN_TAIL, Duration.ofMillis(20))))
-        {
-            durable = fillUntilRecycledSegmentIsActive(store.log("a"), dir.resolve("a"));
-        }
+        final long durable = closedWithARecycledActiveSegment(dir);
         final Path image;
         final long cut = durable + 3;
         // the smallest budget (one segment), then held by the first chunks of other logs' write pages
