@@ -15,8 +15,9 @@ import com.sun.jna.NativeLibrary;
  * on the calling thread; read it before making any other native call. {@code posix_memalign} and
  * {@code posix_fadvise} instead return the error number.
  *
- * <p>{@code open} and {@code ioctl} are variadic in C. Calling them through a fixed prototype is correct on the
- * x86-64 SysV and aarch64 Linux ABIs for integer arguments (Apple's aarch64 ABI would differ, and is not supported).
+ * <p>{@code open}, {@code ioctl} and {@code syscall} are variadic in C. Calling them through a fixed prototype is
+ * correct on the x86-64 SysV and aarch64 Linux ABIs for integer arguments (Apple's aarch64 ABI would differ, and is
+ * not supported).
  *
  * <p>Stateless; thread-safe.
  */
@@ -116,4 +117,11 @@ final class LibC
     static native int munmap(long addr, long length);
 
     static native int madvise(long addr, long length, int advice);
+
+    /**
+     * {@code long syscall(long number, ...)}, variadic in C, bound with five integer arguments (see the class
+     * comment): for system calls glibc has no wrapper of (Linux native AIO). Unused trailing arguments are ignored
+     * by the kernel.
+     */
+    static native long syscall(long number, long a1, long a2, long a3, long a4, long a5);
 }

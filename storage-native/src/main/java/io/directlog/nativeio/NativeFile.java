@@ -621,6 +621,26 @@ public final class NativeFile implements AutoCloseable
         return "NativeFile{path=" + path + ", fd=" + fd() + "}";
     }
 
+    /**
+     * Holds the descriptor open for a call that outlives this method ({@link AioContext}: an asynchronous write),
+     * as every call here holds it for its duration; {@link #releaseAfterAsync()} ends the hold once the kernel is
+     * done with it.
+     *
+     * @return the descriptor.
+     * @throws NativeIoException EBADF once the file is closed.
+     */
+    int acquireForAsync(final String call, final long offset, final long length) throws NativeIoException
+    {
+        acquire(call, offset, length);
+        return fd;
+    }
+
+    /** Ends a hold of {@link #acquireForAsync}. */
+    void releaseAfterAsync()
+    {
+        release();
+    }
+
     private void acquire(final String call, final long offset, final long length) throws NativeIoException
     {
         while (true)
