@@ -120,6 +120,12 @@ public final class AioContext implements AutoCloseable
         return (length + ALIGNMENT - 1) & -ALIGNMENT;
     }
 
+    /** @return false once closed (also by a failed io_getevents, see {@link #submitAndAwait()}). */
+    public boolean isOpen()
+    {
+        return !closed;
+    }
+
     /** @return the most writes a batch holds. */
     public int capacity()
     {
