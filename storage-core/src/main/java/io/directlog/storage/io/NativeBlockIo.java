@@ -16,6 +16,7 @@ import io.directlog.nativeio.NativeFileSystem;
 import io.directlog.nativeio.OpenFlags;
 import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.BlockWriteBatch;
 import io.directlog.storage.spi.FileMode;
 
 /**
@@ -66,6 +67,16 @@ public final class NativeBlockIo implements BlockIo
             return new NativeDsyncView(f.file, f::release);
         }
         return BlockIo.super.openDsync(direct);
+    }
+
+    /**
+     * Linux native AIO for the writes of a shared flush ({@link NativeWriteBatch}): the device gets them in flight
+     * at once, from the one writer thread.
+     */
+    @Override
+    public BlockWriteBatch newWriteBatch()
+    {
+        return new NativeWriteBatch();
     }
 
     @Override
@@ -165,7 +176,7 @@ public final class NativeBlockIo implements BlockIo
         return flushDomains.of(dir);
     }
 
-    private static final class NativeBlockFile extends NativeFileHandle
+    static final class NativeBlockFile extends NativeFileHandle
     {
         /** This handle and the {@link NativeDsyncView}s sharing its descriptor: closed when all are. */
         private final AtomicInteger holders = new AtomicInteger(1);

@@ -141,6 +141,19 @@ public interface BlockIo
         return null;
     }
 
+    /**
+     * A batch for the writes one writer thread issues together before one {@link BlockFile#datasync()} covers them
+     * (see {@link #flushDomain}): the writer takes one when it first needs it, keeps it, and closes it when it stops.
+     * The default, a {@link SequentialWriteBatch}, writes through each file's {@link BlockFile#write} in turn; an
+     * implementation that can keep several writes in flight at once may return its own.
+     *
+     * @return a new batch, owned by the calling thread.
+     */
+    default BlockWriteBatch newWriteBatch()
+    {
+        return new SequentialWriteBatch();
+    }
+
     /** @return a short description for logs and {@code deviceInfo()}. */
     String describe();
 

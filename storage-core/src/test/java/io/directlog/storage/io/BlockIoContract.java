@@ -2,6 +2,7 @@ package io.directlog.storage.io;
 
 import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.BlockWriteBatch;
 import io.directlog.storage.spi.FileMode;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -219,5 +220,75 @@ abstract class BlockIoContract
         assertThrows(IOException.class, () -> file.write(source, 0, block, 100));
         assertThrows(IOException.class, () -> file.write(source, 0, 100, 0));
         assertEquals(0, file.size(), "nothing written");
+    }
+
+    /** A batch writes every file it was given; the next batch on the same object writes again. */
+    @Test
+    void aWriteBatchWritesEveryFileItWasGivenAndTakesTheNextBatch() throws IOException
+    {
+        final List<BlockFile> written = new ArrayList<>();
+        final List<ByteBuffer> sources = new ArrayList<>();
+        try (BlockWriteBatch batch = io.newWriteBatch())
+        {
+            for (int round = 0; round < 2; round++)
+            {
+                for (int i = 0; i < 20; i++)
+                {
+                    final BlockFile file = round == 0 ? open("batch-" + i + ".log", FileMode.DIRECT, true) :
+                        written.get(i);
+                    final ByteBuffer source = filled(2 * block, round * 100 + i);
+                    if (round == 0)
+                    {
+                        written.add(file);
+                    }
+                    sources.add(source);
+                    assertEquals(i, batch.add(file, source, (i % 2) * block, block, (long)round * block));
+                }
+                assertEquals(20, batch.size());
+                batch.writeAll();
+                for (int i = 0; i < 20; i++)
+                {
+                    assertEquals(null, batch.failure(i), "write " + i);
+                }
+                batch.clear();
+                assertEquals(0, batch.size());
+            }
+        }
+        for (int round = 0; round < 2; round++)
+        {
+            for (int i = 0; i < 20; i++)
+            {
+                final ByteBuffer target = filled(block, 0);
+                assertEquals(block, written.get(i).read(target, 0, block, (long)round * block));
+                assertArrayEquals(bytes(sources.get(round * 20 + i), (i % 2) * block, block), bytes(target, 0, block),
+                    "file " + i + " round " + round);
+            }
+        }
+    }
+
+    /** A write that fails (to a closed file) fails alone: the writes around it are made. */
+    @Test
+    void aFailedWriteInABatchFailsThatWriteAlone() throws IOException
+    {
+        final BlockFile a = open("a.log", FileMode.DIRECT, true);
+        final BlockFile closed = open("closed.log", FileMode.DIRECT, true);
+        closed.close();
+        final BlockFile c = open("c.log", FileMode.DIRECT, true);
+        final ByteBuffer source = filled(block, 9);
+        try (BlockWriteBatch batch = io.newWriteBatch())
+        {
+            batch.add(a, source, 0, block, 0);
+            batch.add(closed, source, 0, block, 0);
+            batch.add(c, source, 0, block, block);
+            batch.writeAll();
+            assertEquals(null, batch.failure(0));
+            assertTrue(batch.failure(1) instanceof IOException, "the closed file's write: " + batch.failure(1));
+            assertEquals(null, batch.failure(2));
+            assertThrows(IndexOutOfBoundsException.class, () -> batch.failure(3));
+        }
+        final ByteBuffer target = filled(block, 0);
+        assertEquals(block, c.read(target, 0, block, block));
+        assertArrayEquals(bytes(source, 0, block), bytes(target, 0, block));
+        assertEquals(block, a.size());
     }
 }
