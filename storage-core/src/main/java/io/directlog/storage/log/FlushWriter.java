@@ -73,21 +73,20 @@ final class FlushWriter
     }
 
     /**
-     * Writes {@code [from, to)} through the plain descriptor for the writer's shared flush: the fdatasync that
-     * follows flushes the device, so it also covers this segment's earlier DIRECT writes; rolled segments holding
-     * such writes are synced first, as for any DSYNC write.
-     *
-     * @return the nanoseconds the write took.
+     * Before a write through the plain descriptor for the writer's shared flush (which the writer issues with the
+     * other logs' writes): the fdatasync that follows flushes the device, so it also covers this segment's earlier
+     * DIRECT writes; rolled segments holding such writes are synced first, as for any DSYNC write.
      */
-    long writeForSharedFlush(final Segment segment, final ByteBuffer pageBytes, final int from, final int to)
-        throws IOException
+    void beforeSharedWrite() throws IOException
     {
         syncRolledIfNeeded();
-        final long started = System.nanoTime();
-        segment.directFile().write(pageBytes, from, to - from, from);
+    }
+
+    /** After that write completed in full; the shared flush comes next (if it fails, the log fails). */
+    void wroteForSharedFlush(final Segment segment)
+    {
         segment.wroteUnsynced(); // the shared fdatasync follows; the syncer's next one says so to the idle close
-        unsyncedDirect = false; // the shared flush comes next; if it fails, the log fails
-        return System.nanoTime() - started;
+        unsyncedDirect = false;
     }
 
     /** A new segment became active; {@code rolled}: the previous one was rolled (and queued for the syncer). */

@@ -3,7 +3,6 @@ package io.directlog.storage.log;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Supplier;
 
 import io.directlog.storage.AppendCallback;
@@ -14,12 +13,15 @@ import io.directlog.storage.LogFullException;
 import io.directlog.storage.cache.CachePage;
 import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.format.SegmentHeaderDescriptor;
+import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockWriteBatch;
 import io.directlog.storage.writer.CallbackGuard;
 import org.agrona.DirectBuffer;
 
 /**
  * The writer side of one log: copies each append into the active segment's write page, writes the page with
- * one pwrite per group commit (flush), rolls to the next prepared segment, and acknowledges in order.
+ * one write per group commit (flush; {@link PageRangeWriter}), rolls to the next prepared segment, and
+ * acknowledges in order.
  * <p>
  * Threads: everything here is owned by the writer thread the log is pinned to (the opening thread hands it over
  * through {@link #startWith} before the writer knows the log); {@link #endOffset()} and the counters are read by
@@ -54,10 +56,9 @@ final class LogAppender
     private final Visibility visibility;
     private final SpareSegments spares;
     private final WatermarkCell watermark;
-    /** Rolled segments the syncer has not synced yet (writer adds, syncer and writer drain). */
-    private final ConcurrentLinkedQueue<Segment> rolledUnsynced;
     private final Acknowledgements acks;
-    private final FlushWriter flushWriter;
+    /** Writes what was copied (alone, or as this log's part of the shared flush); owns the FlushWriter. */
+    private final PageRangeWriter pages;
     /** This log's part in its writer's shared flush of DSYNC writes. */
     private final SharedFlushTurn sharedFlush;
     /** Runs this log's callbacks: what they throw is caught and counted, never reaches the writer's loop. */
@@ -104,13 +105,12 @@ final class LogAppender
         this.visibility = parts.visibility();
         this.spares = parts.spares();
         this.watermark = parts.watermark();
-        this.rolledUnsynced = parts.rolledUnsynced();
-        this.flushWriter = new FlushWriter(rolledUnsynced, !context.io().isDirect());
         this.callbacks = callbacks;
         this.events = parts.events();
         this.acks = new Acknowledgements(lifecycle, visibility, parts.ackGate(), callbacks);
         this.page = new WritePage(name, context.cache(), context.pageIdleRelease().toNanos());
         this.rolls = new SegmentRoll(parts, host, page, counters);
+        this.pages = new PageRangeWriter(parts, page, counters);
         this.idle = new IdleRelease(context.io(), page, segments, lifecycle);
         this.sharedFlush = new SharedFlushTurn(parts, this);
     }
@@ -346,7 +346,7 @@ final class LogAppender
             return;
         }
         final boolean dsync = dsyncDue();
-        if (write(dsync, false))
+        if (write(dsync))
         {
             completeFlush(dsync);
         }
@@ -362,34 +362,43 @@ final class LogAppender
     /**
      * Writes [the block where the last write ended, the end of the last copied block) of the page.
      *
-     * @param forSharedFlush through the plain descriptor, the device flush left to the writer.
      * @return true when written; false when the log failed (its pending appends are failed).
      */
-    boolean write(final boolean dsync, final boolean forSharedFlush)
+    private boolean write(final boolean dsync)
     {
-        final Segment segment = segments.active();
-        final int from = block.down(flushedPosition);
-        final int to = Math.min(segment.capacity(), block.up(writePosition));
-        try
-        {
-            // a recycled segment's gaps carry write marks, and its writes zero the block after them (issue 17)
-            final int end = RecordEncoder.fillGap(page.buffer(), writePosition, to, segment.recycled() ?
-                segment.baseOffset() : -1, nextOffset, writableEnd(writePosition));
-            final long took = forSharedFlush ? flushWriter.writeForSharedFlush(segment, page.bytes(), from, end) :
-                flushWriter.write(segment, page.bytes(), from, end, dsync, acks.durable() > 0);
-            counters.addFlushNanos(took);
-            events.flushed(took);
-        }
-        catch (final IOException | RuntimeException e)
-        {
-            lifecycle.failStop("write of " + (to - from) + " bytes at " + from + " in " + segment.path().getFileName(), e);
-        }
+        pages.write(segments.active(), flushedPosition, writePosition, nextOffset, writableEnd(writePosition), dsync,
+            acks.durable() > 0);
+        return afterWrite();
+    }
+
+    /** This log's step of its writer's shared flush before the I/O (see {@link PageRangeWriter#add}). */
+    BlockFile addSharedWrite(final BlockWriteBatch batch)
+    {
+        return pages.add(batch, segments.active(), flushedPosition, writePosition, nextOffset,
+            writableEnd(writePosition));
+    }
+
+    /**
+     * The step after the I/O: the write's outcome ({@code failure} null when complete).
+     *
+     * @return true when written; false when the log failed (its pending appends are failed).
+     */
+    boolean onSharedWrite(final Throwable failure, final long nanos)
+    {
+        pages.onWritten(segments.active(), flushedPosition, writePosition, failure, nanos);
+        return afterWrite();
+    }
+
+    /** After a write of what was copied: what it moves on, unless it (or the syncer's fdatasync) failed the log. */
+    private boolean afterWrite()
+    {
         if (lifecycle.failure() != null)
         {
             // this write failed, or the syncer's fdatasync failed while it was in flight: nothing more is acknowledged
             drainOnFailure(lifecycle.failure());
             return false;
         }
+        final Segment segment = segments.active();
         counters.onFlush(recordsSinceFlush);
         recordsSinceFlush = 0;
         flushedPosition = writePosition;
@@ -408,7 +417,8 @@ final class LogAppender
         {
             // DIRECT logs show what was written; DSYNC logs only what a DSYNC write made durable (it also
             // rewrote or synced every earlier DIRECT write); MEMORY logs showed it at the copy
-            publishVisible(epoch, segments.active().sequence(), flushedPosition, nextOffset);
+            visibility.publishWritten(epoch, epoch, segments.active().sequence(), flushedPosition, nextOffset,
+                segments.active());
         }
         publishMemoryVisible();
         acknowledge();
@@ -417,26 +427,13 @@ final class LogAppender
     /** On a MEMORY log, makes everything copied visible; a MEMORY acknowledgement never precedes its visibility. */
     private void publishMemoryVisible()
     {
-        if (config.get().durability() == Durability.MEMORY && visibility.visibleEndOffset() != nextOffset)
-        {
-            visibility.publishActive(segments.active(), writePosition, nextOffset);
-        }
+        visibility.publishCopied(config.get().durability(), segments.active(), writePosition, nextOffset);
     }
 
     /** Makes records up to {@code w} visible (the syncer's command for a DSYNC log). Writer only. */
     void publishVisible(final Watermark w)
     {
-        publishVisible(w.epoch(), w.sequence(), w.position(), w.offset());
-    }
-
-    /** Makes records up to the given watermark visible (its fields, so a flush allocates nothing). Writer only. */
-    private void publishVisible(final long wEpoch, final long wSequence, final int wPosition, final long wOffset)
-    {
-        if (wEpoch != epoch || wOffset <= visibility.visibleEndOffset())
-        {
-            return;
-        }
-        visibility.publishUpTo(wSequence, wPosition, wOffset, segments.active());
+        visibility.publishWritten(epoch, w.epoch(), w.sequence(), w.position(), w.offset(), segments.active());
     }
 
     // ---------------------------------------------------------------- roll
@@ -479,7 +476,7 @@ final class LogAppender
         lastRecordPosition = -1;
         lastRecordOffset = -1;
         rolls.activate(segment, nextOffset);
-        flushWriter.onNewActive(previous != null);
+        pages.flushWriter().onNewActive(previous != null);
         context.preparer().signal();
         return lifecycle.failure(); // null unless the roll's checkpoint write failed
     }
@@ -508,7 +505,7 @@ final class LogAppender
     /** Makes every write so far durable: rolled segments synced (and their write files closed), then the active. */
     void syncEverythingWritten() throws IOException
     {
-        flushWriter.syncEverythingWritten(segments.active());
+        pages.flushWriter().syncEverythingWritten(segments.active());
     }
 
     /** @return the watermark of everything copied (close: what the clean checkpoint records). */
@@ -574,7 +571,7 @@ final class LogAppender
         endOffset = offset;
         lastRecordPosition = cut.lastRecordPosition();
         lastRecordOffset = cut.lastRecordOffset();
-        flushWriter.onRestart();
+        pages.flushWriter().onRestart();
         recordsSinceFlush = 0;
         watermark.set(cut);
     }

@@ -3,6 +3,8 @@ package io.directlog.storage.log;
 import java.io.IOException;
 
 import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.BlockWriteBatch;
 import io.directlog.storage.writer.SharedFlushMember;
 
 /**
@@ -72,9 +74,26 @@ final class SharedFlushTurn implements SharedFlushMember
     }
 
     @Override
-    public BlockFile writeForSharedFlush()
+    public BlockIo io()
     {
-        return appender.write(true, true) ? parts.segments().active().directFile() : null;
+        return parts.context().io();
+    }
+
+    @Override
+    public BlockFile addWrite(final BlockWriteBatch batch)
+    {
+        final BlockFile file = appender.addSharedWrite(batch);
+        if (file == null)
+        {
+            appender.drainOnFailure(parts.lifecycle().failure()); // failed before its write: its appends fail now
+        }
+        return file;
+    }
+
+    @Override
+    public boolean onWritten(final Throwable failure, final long nanos)
+    {
+        return appender.onSharedWrite(failure, nanos);
     }
 
     @Override

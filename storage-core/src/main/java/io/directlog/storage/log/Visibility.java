@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
+import io.directlog.storage.Durability;
+
 /**
  * What readers of one log may see: the visible end offset, the rolled segments whose end is not visible yet, and
  * the readers waiting for more ({@link io.directlog.storage.Log#awaitAppend}).
@@ -140,6 +142,31 @@ final class Visibility
         active.publishEnd(position, offset); // release: the segment's end before the log's
         visibleEndOffset = offset;
         signalWaiters();
+    }
+
+    /**
+     * On a MEMORY log, makes everything copied visible (a MEMORY acknowledgement never precedes its visibility);
+     * nothing on a DIRECT or DSYNC log, whose readers see what was written. Writer only.
+     */
+    void publishCopied(final Durability logDurability, final Segment active, final int position, final long offset)
+    {
+        if (logDurability == Durability.MEMORY && visibleEndOffset != offset)
+        {
+            publishActive(active, position, offset);
+        }
+    }
+
+    /**
+     * Makes records up to a watermark visible (its fields, so a flush allocates nothing), unless a truncation came
+     * after it ({@code wEpoch} not {@code currentEpoch}) or they are visible already. Writer only.
+     */
+    void publishWritten(final long currentEpoch, final long wEpoch, final long wSequence, final int wPosition,
+        final long wOffset, final Segment active)
+    {
+        if (wEpoch == currentEpoch && wOffset > visibleEndOffset)
+        {
+            publishUpTo(wSequence, wPosition, wOffset, active);
+        }
     }
 
     /** @param rolled a segment just rolled whose end becomes visible once durable ({@link #publishUpTo}). */

@@ -306,12 +306,20 @@ public final class LogWriterAgent implements Agent
     /**
      * The final drain: every log was closed through a command, so what is left are appends that raced the close.
      * Each claim made before the stop flag was seen is waited for and handled here (it completes with
-     * LogClosedException: its log is deregistered); claims made later are handled by their offerers.
+     * LogClosedException: its log is deregistered); claims made later are handled by their offerers. Then the
+     * shared flush lets go of its write batch.
      */
     @Override
     public void onClose()
     {
-        finalDrain();
+        try
+        {
+            finalDrain();
+        }
+        finally
+        {
+            sharedFlush.close(); // its AIO context: the system has a limited number of them (aio-max-nr)
+        }
     }
 
     /**

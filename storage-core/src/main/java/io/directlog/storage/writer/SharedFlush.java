@@ -3,13 +3,18 @@ package io.directlog.storage.writer;
 import java.util.Arrays;
 
 import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.BlockWriteBatch;
+import io.directlog.storage.spi.SequentialWriteBatch;
 
 /**
  * Group commit across the logs of one writer thread: the logs that want a DSYNC flush in a duty cycle join it
- * ({@link #join}); at the end of the cycle ({@link #run}) each writes through its plain O_DIRECT descriptor, then
- * one fdatasync of one of the files written flushes the device's cache for all of them, and only then does each
- * acknowledge. N logs pay one device flush per cycle instead of N (an O_DSYNC write on a device without FUA is a
- * write and a flush).
+ * ({@link #join}); at the end of the cycle ({@link #run}) their writes, each through its log's plain O_DIRECT
+ * descriptor, go out together as one {@link BlockWriteBatch} (with Linux native AIO all in flight at once: the
+ * device overlaps them instead of doing one after another), then, once every write has ended, one fdatasync of one
+ * of the files written flushes the device's cache for all of them, and only then does each acknowledge. N logs pay
+ * one device flush per cycle instead of N (an O_DSYNC write on a device without FUA is a write and a flush), and
+ * about one device write's latency instead of N.
  * <p>
  * Why one fdatasync covers the other files: they share a flush domain ({@code BlockIo.flushDomain}, the block
  * device on ext4 and XFS), whose fdatasync ends in a cache flush of the whole device, and a flush makes durable
@@ -29,7 +34,12 @@ final class SharedFlush
     private SharedFlushMember[] members = new SharedFlushMember[16];
     private Object[] domains = new Object[16];
     private BlockFile[] written = new BlockFile[16];
+    /** Each member's write in the batch. */
+    private int[] slots = new int[16];
     private int size;
+    /** The writes of a flush, issued together; taken from the logs' I/O layer at the first flush. */
+    private BlockWriteBatch batch;
+    private BlockIo batchIo;
     /** Device flushes that covered two or more logs (writer's counter, read racily). */
     private long flushes;
     /** Logs those flushes covered. */
@@ -43,6 +53,7 @@ final class SharedFlush
             members = Arrays.copyOf(members, size * 2);
             domains = Arrays.copyOf(domains, size * 2);
             written = Arrays.copyOf(written, size * 2);
+            slots = Arrays.copyOf(slots, size * 2);
         }
         members[size] = member;
         domains[size] = domain;
@@ -106,23 +117,7 @@ final class SharedFlush
             }
             return;
         }
-        BlockFile flushThrough = null;
-        for (int i = first; i < count; i++)
-        {
-            if (domain.equals(domains[i]))
-            {
-                try
-                {
-                    written[i] = members[i].writeForSharedFlush();
-                }
-                catch (final Throwable t)
-                {
-                    written[i] = null; // not covered by the flush: that log fails alone
-                    fail(members[i], t);
-                }
-                flushThrough = written[i] != null ? written[i] : flushThrough;
-            }
-        }
+        final BlockFile flushThrough = writeAll(first, count, domain);
         final Throwable failure = flushThrough == null ? null : deviceFlush(flushThrough, first, count, domain);
         for (int i = first; i < count; i++)
         {
@@ -140,6 +135,125 @@ final class SharedFlush
                         fail(members[i], t);
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * Writes the blocks of every member of {@code domain} from {@code first} on as one batch: each log adds its
+     * write, the batch issues them together (in flight at once where the I/O layer can), then each log takes its
+     * write's outcome. A log whose write failed is not covered by the flush ({@code written[i]} null).
+     *
+     * @return the last file written (the one to fdatasync), or null when no write succeeded.
+     */
+    private BlockFile writeAll(final int first, final int count, final Object domain)
+    {
+        final BlockWriteBatch batch = batchFor(members[first].io());
+        try
+        {
+            for (int i = first; i < count; i++)
+            {
+                if (domain.equals(domains[i]))
+                {
+                    slots[i] = batch.size();
+                    try
+                    {
+                        written[i] = members[i].addWrite(batch);
+                    }
+                    catch (final Throwable t)
+                    {
+                        written[i] = null; // not covered by the flush: that log fails alone
+                        fail(members[i], t);
+                    }
+                }
+            }
+            final long started = System.nanoTime();
+            Throwable whole = null;
+            try
+            {
+                batch.writeAll();
+            }
+            catch (final Throwable t)
+            {
+                whole = t; // the batch itself broke (a BlockIo of the SPI): no write is known to be complete
+            }
+            final long took = System.nanoTime() - started;
+            BlockFile flushThrough = null;
+            for (int i = first; i < count; i++)
+            {
+                if (written[i] != null && domain.equals(domains[i]))
+                {
+                    tookWrite(i, whole != null ? whole : batch.failure(slots[i]), took);
+                    flushThrough = written[i] != null ? written[i] : flushThrough;
+                }
+            }
+            return flushThrough;
+        }
+        finally
+        {
+            batch.clear();
+        }
+    }
+
+    /** Hands member {@code i} its write's outcome; a failed write leaves it out of the flush. */
+    private void tookWrite(final int i, final Throwable failure, final long took)
+    {
+        try
+        {
+            if (!members[i].onWritten(failure, took))
+            {
+                written[i] = null; // not covered by the flush: that log failed alone
+            }
+        }
+        catch (final Throwable t)
+        {
+            written[i] = null;
+            fail(members[i], t);
+        }
+    }
+
+    /**
+     * @return this writer's batch, taken from the log's I/O layer at the first shared flush (the store's: every
+     * log of a writer has the same one); the plain one if that layer cannot make one.
+     */
+    private BlockWriteBatch batchFor(final BlockIo io)
+    {
+        if (batch != null && batchIo == io)
+        {
+            return batch;
+        }
+        close();
+        BlockWriteBatch made;
+        try
+        {
+            made = io.newWriteBatch();
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.log(System.Logger.Level.WARNING, "the I/O layer " + io.describe() + " made no write batch (" + e +
+                "): its logs write one after another");
+            made = new SequentialWriteBatch();
+        }
+        batch = made;
+        batchIo = io;
+        return made;
+    }
+
+    /** Lets go of the batch (its AIO context). Writer thread, when it stops; a later flush takes a new one. */
+    void close()
+    {
+        final BlockWriteBatch old = batch;
+        batch = null;
+        batchIo = null;
+        if (old != null)
+        {
+            try
+            {
+                old.close();
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.log(System.Logger.Level.WARNING, "closing a write batch failed: " + e);
             }
         }
     }

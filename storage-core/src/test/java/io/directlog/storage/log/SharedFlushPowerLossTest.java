@@ -26,7 +26,7 @@ import io.directlog.storage.TestStores;
 import io.directlog.storage.cache.EvictionPolicy;
 import io.directlog.storage.cache.PageCache;
 import io.directlog.storage.io.InterceptingBlockIo;
-import io.directlog.storage.io.sim.CrashImage;
+import io.directlog.storage.io.NativeBlockIo;
 import io.directlog.storage.io.sim.CrashReplayer;
 import io.directlog.storage.io.sim.CrashReplayer.FaultProfile;
 import io.directlog.storage.io.sim.DeviceModel;
@@ -181,14 +181,95 @@ class SharedFlushPowerLossTest
         }
     }
 
-    /** Appends ROUNDS records to each log, a round at a time, each round taken by one duty cycle. */
-    private Run run(final SimulatedBlockIo io) throws Exception
+    /**
+     * The writes of a shared flush go out as one batch: one log's failed write (EIO on its segment) fails that log
+     * alone, the flush covers the others, which acknowledge after it and go on.
+     */
+    @Test
+    void aFailedWriteOfOneLogAmongSeveralFailsThatLogAloneAndTheFlushCoversTheOthers() throws Exception
+    {
+        final SimulatedBlockIo device = new SimulatedBlockIo().flushDomain(DEVICE);
+        final FailingWrite io = new FailingWrite(device, writer.thread(), name(1));
+        final SegmentPreparer preparer = new SegmentPreparer(io);
+        final List<DefaultLog> logs = new ArrayList<>();
+        try
+        {
+            for (int i = 0; i < LOGS; i++)
+            {
+                logs.add(open(io, preparer, i));
+            }
+            for (final CompletableFuture<Long> first : holdWriterAndAppend(logs, -1, Durability.DSYNC))
+            {
+                assertEquals(0L, first.get(30, TimeUnit.SECONDS)); // every log has its active segment now
+            }
+            awaitPrepared(logs);
+            final long coveredBefore = writer.sharedFlushLogs();
+            io.armed = true; // the next writes of log 1's segment fail: its write in the shared flush
+            final List<CompletableFuture<Long>> acks = holdWriterAndAppend(logs, -1, Durability.DSYNC);
+            for (int i = 0; i < LOGS; i++)
+            {
+                if (i == 1)
+                {
+                    final Throwable why = failure(acks.get(i));
+                    assertInstanceOf(LogFailedException.class, why);
+                    assertTrue(why.getMessage().contains("write of"), why.getMessage());
+                }
+                else
+                {
+                    assertEquals(1L, acks.get(i).get(30, TimeUnit.SECONDS), "log " + i);
+                }
+            }
+            assertEquals(LOGS - 1, writer.sharedFlushLogs() - coveredBefore, "the flush covered the others");
+            io.armed = false;
+            for (int i = 0; i < LOGS; i++)
+            {
+                final CompletableFuture<Long> later = append(logs.get(i), i, 2, Durability.DSYNC, null);
+                if (i == 1)
+                {
+                    assertInstanceOf(LogFailedException.class, failure(later), "log 1 stays failed");
+                }
+                else
+                {
+                    assertEquals(2L, later.get(30, TimeUnit.SECONDS), "log " + i + " goes on");
+                }
+            }
+        }
+        finally
+        {
+            logs.forEach(DefaultLog::close);
+            preparer.close();
+        }
+    }
+
+    /**
+     * On this machine's device (O_DIRECT, native AIO for the shared flush's writes where its filesystem names a
+     * flush domain): every record of every log reads back byte-identical after the logs close and the store opens.
+     */
+    @Test
+    void withTheNativeDeviceEveryLogsRecordsReadBackAfterCloseAndReopen() throws Exception
+    {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.directlog.nativeio.NativeIo.isAvailable(),
+            "native I/O unavailable");
+        final NativeBlockIo device = new NativeBlockIo(4096);
+        org.junit.jupiter.api.Assumptions.assumeTrue(device.flushDomain(base) != null,
+            "the test directory's filesystem names no flush domain: no shared flush there");
+        final Run run = run(device);
+        assertEquals((long)LOGS * ROUNDS, writer.sharedFlushLogs(), "every log's DSYNC flush was shared");
+        assertEquals(List.of(), check(run, Integer.MAX_VALUE, device, "native"));
+    }
+
+    /**
+     * Appends ROUNDS records to each log, a round at a time, each round taken by one duty cycle.
+     *
+     * @param io the simulated device (whose calls each acknowledgement counts), or a real one.
+     */
+    private Run run(final BlockIo io) throws Exception
     {
         final SegmentPreparer preparer = new SegmentPreparer(io);
         final List<DefaultLog> logs = new ArrayList<>();
         final List<Ack> acks = new ArrayList<>();
         final List<List<byte[]>> payloads = new ArrayList<>();
-        counting = io;
+        counting = io instanceof SimulatedBlockIo simulated ? simulated : null;
         try
         {
             for (int i = 0; i < LOGS; i++)
@@ -197,7 +278,7 @@ class SharedFlushPowerLossTest
                 payloads.add(new ArrayList<>());
             }
             awaitPrepared(logs);
-            final int firstCall = io.callCount();
+            final int firstCall = counting != null ? counting.callCount() : 0;
             for (int round = 0; round < ROUNDS; round++)
             {
                 final List<CompletableFuture<Long>> futures = holdWriterAndAppend(logs, -1, Durability.DSYNC);
@@ -210,7 +291,7 @@ class SharedFlushPowerLossTest
                 }
                 awaitPrepared(logs);
             }
-            return new Run(io, acks, payloads, firstCall);
+            return new Run(counting, acks, payloads, firstCall);
         }
         finally
         {
@@ -315,22 +396,26 @@ class SharedFlushPowerLossTest
         for (int point = run.firstCall(); point <= replayer.length() && lost.size() < 5; point++)
         {
             replayer.advanceTo(point);
-            lost.addAll(check(run, point, replayer.image(rng, FaultProfile.DROP_ALL), "DROP_ALL"));
+            lost.addAll(check(run, point, replayer.image(rng, FaultProfile.DROP_ALL).io(), "DROP_ALL"));
             for (int i = 0; i < randomImages && lost.isEmpty(); i++)
             {
-                lost.addAll(check(run, point, replayer.image(rng, FaultProfile.SECTOR_ATOMIC), "SECTOR_ATOMIC"));
+                lost.addAll(check(run, point, replayer.image(rng, FaultProfile.SECTOR_ATOMIC).io(),
+                    "SECTOR_ATOMIC"));
             }
         }
         return lost;
     }
 
-    /** Opens the image as a store and checks every log: a clean prefix holding what was acknowledged before. */
-    private List<String> check(final Run run, final int point, final CrashImage image, final String profile)
+    /**
+     * Opens the files through {@code io} (a crash image's, or the real device's) as a store and checks every log: a
+     * clean prefix holding what was acknowledged before.
+     */
+    private List<String> check(final Run run, final int point, final BlockIo io, final String profile)
         throws Exception
     {
         final List<String> lost = new ArrayList<>();
         // the store opens the directory the logs were written in: its names are the image's, its files in memory
-        final StoreConfig config = StoreConfig.builder(base).blockIo(image.io()).memoryBudget(32L << 20).writerThreads(1)
+        final StoreConfig config = StoreConfig.builder(base).blockIo(io).memoryBudget(32L << 20).writerThreads(1)
             .defaultLogConfig(config()).recoveryMode(RecoveryMode.TOLERATE_TORN_TAIL).build();
         try (LogStore store = LogStore.open(config))
         {
@@ -443,6 +528,31 @@ class SharedFlushPowerLossTest
             if (armed && Thread.currentThread() == writerThread)
             {
                 throw new IOException("EIO (injected) on fdatasync of " + file.getFileName());
+            }
+        }
+    }
+
+    /** The device, with writes of one log's segments on the writer thread failing (EIO) while armed. */
+    private static final class FailingWrite extends InterceptingBlockIo
+    {
+        private final Thread writerThread;
+        private final String logName;
+        volatile boolean armed;
+
+        FailingWrite(final BlockIo delegate, final Thread writerThread, final String logName)
+        {
+            super(delegate);
+            this.writerThread = writerThread;
+            this.logName = logName;
+        }
+
+        @Override
+        protected void beforeWrite(final Path file) throws IOException
+        {
+            if (armed && Thread.currentThread() == writerThread && file.getParent().getFileName().toString()
+                .equals(logName))
+            {
+                throw new IOException("EIO (injected) on a write of " + file.getFileName());
             }
         }
     }

@@ -6,25 +6,33 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.directlog.storage.io.DelegatingBlockIo;
 import io.directlog.storage.spi.BlockFile;
+import io.directlog.storage.spi.BlockIo;
+import io.directlog.storage.spi.BlockWriteBatch;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The order of a shared flush's steps, and who a failure reaches, with members that record what happens to them. */
+/**
+ * The order of a shared flush's steps, and who a failure reaches, with members and a batch of writes that record
+ * what happens to them.
+ */
 class SharedFlushTest
 {
     private final List<String> events = new ArrayList<>();
+    private final RecordingIo io = new RecordingIo();
 
     @Test
-    void everyLogWritesThenOneFlushThenEveryLogAcknowledges()
+    void everyLogAddsItsWriteThenTheWritesGoOutTogetherThenOneFlushThenEveryLogAcknowledges()
     {
         final SharedFlush flush = new SharedFlush();
         flush.join("dev", new Member("a", true));
         flush.join("dev", new Member("b", true));
         flush.join("dev", new Member("c", true));
         assertEquals(3, flush.run());
-        assertEquals(List.of("write a", "write b", "write c", "datasync c", "done a", "done b", "done c"), events);
+        assertEquals(List.of("add a", "add b", "add c", "batch a b c", "written a", "written b", "written c",
+            "datasync c", "done a", "done b", "done c"), events);
         assertEquals(1, flush.flushes());
         assertEquals(3, flush.logsCovered());
     }
@@ -37,18 +45,47 @@ class SharedFlushTest
         assertEquals(1, flush.run());
         assertEquals(List.of("alone a"), events);
         assertEquals(0, flush.flushes());
+        assertEquals(0, io.batchesMade, "a log alone takes no batch");
     }
 
     @Test
-    void aFailedFlushFailsEveryLogItCoveredAndNoneWhoseWriteFailedAlready()
+    void aFailedFlushFailsEveryLogItCoveredAndNoneThatFailedBeforeItsWrite()
     {
         final SharedFlush flush = new SharedFlush();
         flush.join("dev", new Member("a", true));
-        flush.join("dev", new Member("b", false)); // its write failed: it failed itself
+        flush.join("dev", new Member("b", false)); // failed before its write: it failed itself, added nothing
         flush.join("dev", new Member("c", true, true));
         flush.run();
-        assertEquals(List.of("write a", "write b", "write c", "datasync c", "failed a: EIO", "failed c: EIO"),
-            events);
+        assertEquals(List.of("add a", "add b", "add c", "batch a c", "written a", "written c", "datasync c",
+            "failed a: EIO", "failed c: EIO"), events);
+        assertEquals(0, flush.flushes());
+    }
+
+    @Test
+    void aFailedWriteOfOneLogAmongSeveralFailsThatLogAloneAndTheFlushCoversTheOthers()
+    {
+        final SharedFlush flush = new SharedFlush();
+        flush.join("dev", new Member("a", true));
+        flush.join("dev", new Member("b", true));
+        flush.join("dev", new Member("c", true));
+        io.failWriteOf = "c"; // the last: the flush goes through the last file written, b's
+        assertEquals(3, flush.run());
+        assertEquals(List.of("add a", "add b", "add c", "batch a b c", "written a", "written b",
+            "write failed c: EIO c", "datasync b", "done a", "done b"), events);
+        assertEquals(1, flush.flushes());
+        assertEquals(2, flush.logsCovered());
+    }
+
+    @Test
+    void aBatchThatBreaksFailsEveryLogInItAndNothingIsFlushed()
+    {
+        final SharedFlush flush = new SharedFlush();
+        flush.join("dev", new Member("a", true));
+        flush.join("dev", new Member("b", true));
+        io.breakBatch = true;
+        assertEquals(2, flush.run());
+        assertEquals(List.of("add a", "add b", "batch a b", "write failed a: batch broke",
+            "write failed b: batch broke"), events);
         assertEquals(0, flush.flushes());
     }
 
@@ -62,11 +99,13 @@ class SharedFlushTest
         flush.join("dev2", new Member("y", true));
         flush.join("dev3", new Member("z", true));
         assertEquals(5, flush.run());
-        assertEquals(List.of("write a", "write b", "datasync b", "done a", "done b",
-            "write x", "write y", "datasync y", "done x", "done y", "alone z"), events);
+        assertEquals(List.of("add a", "add b", "batch a b", "written a", "written b", "datasync b", "done a",
+            "done b", "add x", "add y", "batch x y", "written x", "written y", "datasync y", "done x", "done y",
+            "alone z"), events);
         events.clear();
         assertEquals(0, flush.run());
         assertEquals(List.of(), events);
+        assertEquals(1, io.batchesMade, "the writer keeps its batch");
     }
 
     @Test
@@ -79,8 +118,8 @@ class SharedFlushTest
         flush.join("dev", b);
         flush.join("dev", new Member("c", true));
         assertEquals(3, flush.run());
-        assertEquals(List.of("write a", "write b", "failed b: b's write", "write c", "datasync c", "done a",
-            "done c"), events);
+        assertEquals(List.of("add a", "add b", "failed b: b's write", "add c", "batch a c", "written a",
+            "written c", "datasync c", "done a", "done c"), events);
         events.clear();
         assertEquals(0, flush.run(), "the next cycle starts empty");
         final Member alone = new Member("d", true);
@@ -88,6 +127,23 @@ class SharedFlushTest
         flush.join("dev", alone);
         flush.run();
         assertEquals(List.of("alone d", "failed d: d alone"), events);
+    }
+
+    @Test
+    void closeLetsGoOfTheBatchAndALaterFlushTakesANewOne()
+    {
+        final SharedFlush flush = new SharedFlush();
+        flush.join("dev", new Member("a", true));
+        flush.join("dev", new Member("b", true));
+        flush.run();
+        flush.close();
+        assertEquals(1, io.batchesClosed);
+        flush.close();
+        assertEquals(1, io.batchesClosed, "closed once");
+        flush.join("dev", new Member("a", true));
+        flush.join("dev", new Member("b", true));
+        flush.run();
+        assertEquals(2, io.batchesMade);
     }
 
     /** A log as the shared flush sees it; its file records the datasync and may fail it. */
@@ -111,14 +167,33 @@ class SharedFlushTest
         }
 
         @Override
-        public BlockFile writeForSharedFlush()
+        public BlockIo io()
         {
-            events.add("write " + name);
+            return io;
+        }
+
+        @Override
+        public BlockFile addWrite(final BlockWriteBatch batch)
+        {
+            events.add("add " + name);
             if (writeError != null)
             {
                 throw writeError;
             }
-            return writes ? new RecordingFile(name, failsSync) : null;
+            if (!writes)
+            {
+                return null;
+            }
+            final RecordingFile file = new RecordingFile(name, failsSync);
+            batch.add(file, null, 0, 0, 0);
+            return file;
+        }
+
+        @Override
+        public boolean onWritten(final Throwable failure, final long nanos)
+        {
+            events.add(failure == null ? "written " + name : "write failed " + name + ": " + failure.getMessage());
+            return failure == null;
         }
 
         @Override
@@ -135,6 +210,79 @@ class SharedFlushTest
             {
                 throw writeError;
             }
+        }
+    }
+
+    /** The I/O layer of the members: its batch records the writes it makes together, and may fail one or all. */
+    private final class RecordingIo extends DelegatingBlockIo
+    {
+        String failWriteOf;
+        boolean breakBatch;
+        int batchesMade;
+        int batchesClosed;
+
+        RecordingIo()
+        {
+            super(null);
+        }
+
+        @Override
+        public BlockWriteBatch newWriteBatch()
+        {
+            batchesMade++;
+            return new BlockWriteBatch()
+            {
+                private final List<BlockFile> files = new ArrayList<>();
+                private final List<Throwable> failures = new ArrayList<>();
+
+                @Override
+                public int add(final BlockFile file, final ByteBuffer source, final int index, final int length,
+                    final long position)
+                {
+                    files.add(file);
+                    return files.size() - 1;
+                }
+
+                @Override
+                public int size()
+                {
+                    return files.size();
+                }
+
+                @Override
+                public void writeAll()
+                {
+                    events.add("batch " + String.join(" ", files.stream().map(f -> f.path().toString()).toList()));
+                    if (breakBatch)
+                    {
+                        throw new IllegalStateException("batch broke");
+                    }
+                    for (final BlockFile f : files)
+                    {
+                        failures.add(f.path().toString().equals(failWriteOf) ? new IOException("EIO " + f.path()) :
+                            null);
+                    }
+                }
+
+                @Override
+                public Throwable failure(final int write)
+                {
+                    return failures.get(write);
+                }
+
+                @Override
+                public void clear()
+                {
+                    files.clear();
+                    failures.clear();
+                }
+
+                @Override
+                public void close()
+                {
+                    batchesClosed++;
+                }
+            };
         }
     }
 
