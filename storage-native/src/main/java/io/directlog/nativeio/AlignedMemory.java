@@ -30,7 +30,10 @@ public final class AlignedMemory implements AutoCloseable
     private static final byte[] EMPTY = new byte[0];
     /** Blocks at least this large are anonymous mappings (lazily zeroed by the kernel). */
     static final long MMAP_THRESHOLD = 2L << 20;
-    private static final int PAGE = 4096;
+    /** The kernel's page: the unit a mapping is made resident, populated and discarded in. */
+    public static final int PAGE = 4096;
+    /** False once the kernel answered EINVAL to MADV_POPULATE_WRITE (before Linux 5.14). */
+    private static volatile boolean populateSupported = true;
 
     private final long address;
     private final boolean mapped;
@@ -221,16 +224,7 @@ public final class AlignedMemory implements AutoCloseable
     public void discard(final long offset, final long length)
     {
         checkOpen();
-        if (offset < 0 || length < 0 || offset > size - length)
-        {
-            throw new IllegalArgumentException("range [" + offset + ", +" + length + ") is outside the block of " +
-                size + " bytes");
-        }
-        if ((offset & (PAGE - 1)) != 0 || (length & (PAGE - 1)) != 0)
-        {
-            throw new IllegalArgumentException("offset " + offset + " and length " + length +
-                " must be multiples of " + PAGE);
-        }
+        checkPageRange(offset, length);
         if (length == 0)
         {
             return;
@@ -245,6 +239,49 @@ public final class AlignedMemory implements AutoCloseable
             throw new NativeMemoryException("madvise(MADV_DONTNEED, offset=" + offset + ", length=" + length +
                 ") failed", com.sun.jna.Native.getLastError());
         }
+    }
+
+    /**
+     * Makes a range of an anonymous mapping resident as if it had been written, without changing a byte
+     * ({@code madvise(MADV_POPULATE_WRITE)}): whoever writes it next finds its pages there instead of taking the
+     * page faults (and the kernel's zeroing of each page) on its own thread. Only the call's thread pays. Nothing is
+     * ever written, so it may race a writer of the same range. A block from posix_memalign is resident already:
+     * nothing to do.
+     *
+     * <p>The caller guarantees that the block is not closed while this runs (a closed block's range may be
+     * mapped again by someone else).
+     *
+     * @param offset the first byte; a multiple of 4096.
+     * @param length bytes; a multiple of 4096, within the block.
+     * @return true when the range is resident now; false when the block is not a mapping, when the kernel has no
+     * such advice (EINVAL before Linux 5.14: remembered, later calls return false at once), or when the call failed
+     * (e.g. no memory left): then nothing is lost, the writer takes its own faults.
+     * @throws IllegalArgumentException naming a bad offset or length.
+     * @throws IllegalStateException    after close.
+     */
+    public boolean populateWrite(final long offset, final long length)
+    {
+        checkOpen();
+        checkPageRange(offset, length);
+        if (!mapped || length == 0 || !populateSupported)
+        {
+            return false;
+        }
+        if (LibC.madvise(address + offset, length, LibC.MADV_POPULATE_WRITE) == 0)
+        {
+            return true;
+        }
+        if (com.sun.jna.Native.getLastError() == Errno.EINVAL)
+        {
+            populateSupported = false; // the range is valid (checked above): the kernel lacks the advice
+        }
+        return false;
+    }
+
+    /** @return false once a kernel answered EINVAL to {@link #populateWrite}: it has no MADV_POPULATE_WRITE. */
+    public static boolean populateSupported()
+    {
+        return populateSupported;
     }
 
     /** @return true when the block is an anonymous mapping: untouched bytes cost no resident memory. */
@@ -296,6 +333,20 @@ public final class AlignedMemory implements AutoCloseable
         if (closed.get())
         {
             throw new IllegalStateException("aligned memory is closed: " + this);
+        }
+    }
+
+    private void checkPageRange(final long offset, final long length)
+    {
+        if (offset < 0 || length < 0 || offset > size - length)
+        {
+            throw new IllegalArgumentException("range [" + offset + ", +" + length + ") is outside the block of " +
+                size + " bytes");
+        }
+        if ((offset & (PAGE - 1)) != 0 || (length & (PAGE - 1)) != 0)
+        {
+            throw new IllegalArgumentException("offset " + offset + " and length " + length +
+                " must be multiples of " + PAGE);
         }
     }
 

@@ -48,6 +48,11 @@ final class LibC
     static final long MAP_FAILED = -1L;
     /** Private anonymous memory given back this way reads as zero again (Linux madvise(2); same value on BSDs). */
     static final int MADV_DONTNEED = 4;
+    /**
+     * Faults a range of private anonymous memory in as if written, without changing a byte (Linux 5.14 and later;
+     * older kernels answer EINVAL).
+     */
+    static final int MADV_POPULATE_WRITE = 23;
 
     static
     {

@@ -221,6 +221,49 @@ class AlignedMemoryTest
     }
 
     @Test
+    void populateWriteMakesARangeResidentAndChangesNoByte() throws Exception
+    {
+        final int size = 64 << 20;
+        try (AlignedMemory memory = AlignedMemory.allocate(size, 4096))
+        {
+            memory.buffer().setMemory(0, 8192, (byte)5); // what a writer copied before the populate
+            final long before = residentBytes();
+
+            final boolean populated = memory.populateWrite(4096, size - 4096);
+
+            if (!AlignedMemory.populateSupported())
+            {
+                assertFalse(populated, "a kernel without MADV_POPULATE_WRITE: nothing done");
+                return;
+            }
+            assertTrue(populated);
+            final long after = residentBytes();
+            assertTrue(after - before >= size / 2, "resident " + before + " -> " + after + " after populating 64 MiB");
+            assertEquals(5, memory.buffer().getByte(4096), "a written byte is kept");
+            assertEquals(5, memory.buffer().getByte(8191));
+            for (int i = 8192; i < size; i += 4096)
+            {
+                assertEquals(0, memory.buffer().getLong(i), "byte " + i + " reads as zero");
+            }
+        }
+    }
+
+    @Test
+    void populateWriteOfASmallBlockDoesNothingAndABadRangeIsRejected()
+    {
+        try (AlignedMemory small = AlignedMemory.allocate(16384, 4096))
+        {
+            assertFalse(small.populateWrite(0, 16384), "posix_memalign memory is resident already");
+            assertEquals(0, small.buffer().getByte(0));
+        }
+        final AlignedMemory mapped = AlignedMemory.allocateMapped(16384, 4096);
+        assertThrows(IllegalArgumentException.class, () -> mapped.populateWrite(0, 32768));
+        assertThrows(IllegalArgumentException.class, () -> mapped.populateWrite(100, 4096));
+        mapped.close();
+        assertThrows(IllegalStateException.class, () -> mapped.populateWrite(0, 4096), "a closed block is refused");
+    }
+
+    @Test
     void aSmallMappedBlockIsAMappingThatCostsNothingUntilWritten() throws Exception
     {
         final long before = residentBytes();
