@@ -20,6 +20,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 public final class PageMemory
 {
+    private static final int OS_PAGE = AlignedMemory.PAGE;
     private final AlignedMemory nativeMemory;
     private final ByteBuffer fallback;
     private final ByteBuffer byteBuffer;
@@ -35,6 +36,13 @@ public final class PageMemory
     /** The first byte a growing page's charge counts from (its owner writes nothing below); 0 for a fixed page. */
     private final int chargedFrom;
     private final AtomicBoolean freed = new AtomicBoolean();
+    /**
+     * Orders a background {@link #populate} against {@link #free()} and a lowered charge: it never touches memory
+     * unmapped, nor leaves bytes resident past the charge. Taken after the pool's lock, never before it.
+     */
+    private final Object populateLock = new Object();
+    /** The end of what {@link #populate} made resident (0: nothing). Guarded by populateLock. */
+    private int populatedEnd;
 
     private PageMemory(final AlignedMemory nativeMemory, final ByteBuffer fallback, final ByteBuffer byteBuffer,
         final int size, final boolean growing, final int chargedFrom, final int charge)
@@ -97,7 +105,7 @@ public final class PageMemory
         if (NativeIo.isAvailable())
         {
             // a growing page is always an anonymous mapping, whatever its size: resident as written, never more
-            final AlignedMemory memory = growing && alignment <= 4096 ?
+            final AlignedMemory memory = growing && alignment <= OS_PAGE ?
                 AlignedMemory.allocateMapped(size, alignment) : AlignedMemory.allocate(size, alignment);
             return new PageMemory(memory, null, memory.byteBuffer(), size, growing, from, charge);
         }
@@ -194,9 +202,56 @@ public final class PageMemory
         return chargedFrom + charge;
     }
 
+    /**
+     * Sets the charge (the pool, under its lock). A lower charge gives back to the kernel what a {@link #populate}
+     * made resident past it: those bytes were never written (zero), and resident memory stays within the charge.
+     */
     void charge(final int bytes)
     {
-        charge = bytes;
+        synchronized (populateLock)
+        {
+            charge = bytes;
+            final int end = (chargedFrom + bytes + OS_PAGE - 1) & -OS_PAGE; // the OS page holding a charged byte stays
+            if (populatedEnd > end)
+            {
+                nativeMemory.discard(end, populatedEnd - end);
+                populatedEnd = end;
+            }
+        }
+    }
+
+    /**
+     * Faults in {@code [from, to)} of a growing page as if written, without changing a byte (see
+     * {@link AlignedMemory#populateWrite}), so that its writer finds the memory there instead of taking the page
+     * faults and the kernel's zeroing on its own thread. A piece at a time, each under a lock that {@link #free()}
+     * and a lowered charge also take: it never runs on memory unmapped, nor past what is charged now, and the
+     * owner's {@code free()} or trim waits one piece at most. Called by the pool's populator thread, never by the
+     * owner; does nothing for a fixed page or one not mapped.
+     *
+     * @param from  the first byte.
+     * @param to    the end.
+     * @param piece bytes populated under the lock at a time, a multiple of the OS page.
+     */
+    void populate(final int from, final int to, final int piece)
+    {
+        if (!growing || nativeMemory == null || !nativeMemory.isMapped())
+        {
+            return;
+        }
+        int at = from & -OS_PAGE;
+        while (at < to)
+        {
+            synchronized (populateLock)
+            {
+                final int end = Math.min(Math.min(to, at + piece), chargedFrom + charge) & -OS_PAGE;
+                if (freed.get() || at >= end || !nativeMemory.populateWrite(at, end - at))
+                {
+                    return;
+                }
+                populatedEnd = Math.max(populatedEnd, end);
+                at = end;
+            }
+        }
     }
 
     /** @return true once freed. */
@@ -208,7 +263,12 @@ public final class PageMemory
     /** Frees the memory; later calls do nothing. The caller guarantees nobody reads it any more. */
     public void free()
     {
-        if (freed.compareAndSet(false, true))
+        final boolean first;
+        synchronized (populateLock)
+        {
+            first = freed.compareAndSet(false, true); // a populate now in progress ends before this returns
+        }
+        if (first)
         {
             if (nativeMemory != null)
             {

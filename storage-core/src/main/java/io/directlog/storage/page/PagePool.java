@@ -17,7 +17,7 @@ import java.util.concurrent.LinkedBlockingQueue;
  * the prefix its owner may write, {@link #tryGrow} charges more as the segment fills, and its release gives the
  * whole charge back at once (the mapping is unmapped, not pooled: a fresh anonymous mapping is zero for nothing,
  * so a growing page needs no cleaner). Many logs that each hold a few records then cost a chunk each, not a
- * segment each (issue 18).
+ * segment each (issue 18). Each growth is faulted in off the writer's thread ({@link PagePopulator}).
  * <p>
  * Thread-safe: a short lock guards the accounting; zeroing happens outside it.
  */
@@ -29,6 +29,7 @@ public final class PagePool implements AutoCloseable
     private final Map<Integer, ArrayDeque<PageMemory>> clean = new HashMap<>();
     private final LinkedBlockingQueue<PageMemory> dirty = new LinkedBlockingQueue<>();
     private final Thread cleaner;
+    private final PagePopulator populator = new PagePopulator();
     private long allocatedBytes;
     private long freeBytes;
     private long allocations;
@@ -375,8 +376,10 @@ public final class PagePool implements AutoCloseable
             throw new IllegalArgumentException("a fixed page of " + page.size() + " bytes cannot grow");
         }
         PageMemory.checkWindow(page.chargedFrom(), charge, page.size(), alignment);
+        final int chargedEnd;
         synchronized (this)
         {
+            chargedEnd = page.chargedEnd();
             final int delta = charge - page.charge();
             if (delta <= 0)
             {
@@ -397,8 +400,15 @@ public final class PagePool implements AutoCloseable
             }
             allocatedBytes += delta;
             page.charge(charge);
-            return true;
         }
+        populator.ahead(page, chargedEnd, page.chargedEnd()); // charged first, then faulted in off the writer
+        return true;
+    }
+
+    /** @return true when the populator has served every request so far (tests wait for it). */
+    boolean populatorIdle()
+    {
+        return populator.idle();
     }
 
     /**
@@ -487,10 +497,7 @@ public final class PagePool implements AutoCloseable
             final ArrayDeque<PageMemory> pages = e.getValue();
             while (allocatedBytes + size > budget && !pages.isEmpty())
             {
-                final PageMemory p = pages.poll();
-                allocatedBytes -= p.size();
-                freeBytes -= p.size();
-                p.free();
+                freeIdle(pages.poll());
             }
         }
         if (allocatedBytes + size > budget)
@@ -503,9 +510,7 @@ public final class PagePool implements AutoCloseable
                 }
                 if (dirty.remove(p))
                 {
-                    allocatedBytes -= p.size();
-                    freeBytes -= p.size();
-                    p.free();
+                    freeIdle(p);
                 }
             }
         }
@@ -536,9 +541,7 @@ public final class PagePool implements AutoCloseable
                     notifyAll();
                     if (closed || !zeroed)
                     {
-                        allocatedBytes -= page.size();
-                        freeBytes -= page.size();
-                        page.free();
+                        freeIdle(page);
                     }
                     else
                     {
@@ -565,6 +568,7 @@ public final class PagePool implements AutoCloseable
             }
             closed = true;
         }
+        populator.close();
         cleaner.interrupt();
         try
         {
@@ -576,23 +580,18 @@ public final class PagePool implements AutoCloseable
         }
         synchronized (this)
         {
-            for (final ArrayDeque<PageMemory> pages : clean.values())
-            {
-                for (final PageMemory p : pages)
-                {
-                    allocatedBytes -= p.size();
-                    freeBytes -= p.size();
-                    p.free();
-                }
-            }
+            clean.values().forEach(pages -> pages.forEach(this::freeIdle));
             clean.clear();
-            PageMemory p;
-            while ((p = dirty.poll()) != null)
-            {
-                allocatedBytes -= p.size();
-                freeBytes -= p.size();
-                p.free();
-            }
+            dirty.forEach(this::freeIdle);
+            dirty.clear();
         }
+    }
+
+    /** Gives a free page, in no queue any more, back to the OS. Called holding this. */
+    private void freeIdle(final PageMemory page)
+    {
+        allocatedBytes -= page.size();
+        freeBytes -= page.size();
+        page.free();
     }
 }
