@@ -60,6 +60,7 @@ public final class PageCache
     public CachePage acquire(final CacheOwner owner, final int size, final boolean writable)
     {
         final long[] deadline = new long[1];
+        boolean lastTry = false;
         while (true)
         {
             final PageMemory memory = pool.tryAcquire(size);
@@ -69,10 +70,11 @@ public final class PageCache
                 resident.add(page);
                 return page;
             }
-            if (!makeRoom(deadline))
+            if (lastTry)
             {
                 return null;
             }
+            lastTry = !makeRoom(deadline);
         }
     }
 
@@ -93,6 +95,7 @@ public final class PageCache
     public CachePage acquireGrowing(final CacheOwner owner, final int capacity, final int from, final int charge)
     {
         final long[] deadline = new long[1];
+        boolean lastTry = false;
         while (true)
         {
             final PageMemory memory = pool.tryAcquireGrowing(capacity, from, charge);
@@ -102,10 +105,11 @@ public final class PageCache
                 resident.add(page);
                 return page;
             }
-            if (!makeRoom(deadline))
+            if (lastTry)
             {
                 return null;
             }
+            lastTry = !makeRoom(deadline);
         }
     }
 
@@ -133,16 +137,18 @@ public final class PageCache
         }
         final int charge = nextCharge(memory.charge(), end - from, memory.size() - from, pool.alignment());
         final long[] deadline = new long[1];
+        boolean lastTry = false;
         while (true)
         {
             if (pool.tryGrow(memory, charge))
             {
                 return true;
             }
-            if (!makeRoom(deadline))
+            if (lastTry)
             {
                 return false;
             }
+            lastTry = !makeRoom(deadline);
         }
     }
 
@@ -191,6 +197,11 @@ public final class PageCache
 
     /**
      * Evicts one read-only page, or waits a little for readers' pins to go.
+     * <p>
+     * When it finds nothing to evict, the caller asks the pool once more before it gives up: another thread (the
+     * preparer's {@link #reserve}, a page-in) may have evicted the page this one would have, and given its memory
+     * back, after the caller's failed try and before this look; an eviction ends under the eviction lock, so that
+     * last try sees its memory.
      *
      * @param deadline the caller's wait deadline (0 until the first wait), kept across calls.
      * @return false when nothing can be evicted: the budget is held by write pages, or pins outlasted the wait.

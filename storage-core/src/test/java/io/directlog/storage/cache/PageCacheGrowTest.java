@@ -1,7 +1,11 @@
 package io.directlog.storage.cache;
 
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
+import io.directlog.storage.ThreadWaits;
 import io.directlog.storage.page.PagePool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -119,6 +123,85 @@ class PageCacheGrowTest
             assertEquals(from + 2 * CHUNK, page.chargedEnd(), "doubled from its own start");
             assertEquals(2L * CHUNK, pool.usedBytes());
             assertThrows(IllegalArgumentException.class, () -> cache.tryGrow(page, from), "below its start");
+        }
+    }
+
+    /**
+     * The race behind WritePageMemoryTest's rare "983040 in use" of a 1 MiB budget: the writer's try failed while
+     * a read page still held the budget, the preparer's {@code reserve} evicted that page, and the writer then
+     * found nothing to evict and gave up with the memory free.
+     */
+    @Test
+    void aWritePageIsHadWhenAnotherThreadEvictedTheReadPageItWouldHaveTaken() throws Exception
+    {
+        try (PagePool pool = new PagePool(2L * CHUNK, 4096))
+        {
+            final PageCache cache = new PageCache(pool, EvictionPolicy.fromSystemProperties());
+            assertNotNull(cache.acquireGrowing(new FixedOwner(0), SEGMENT, 0, CHUNK), "another log's write page");
+            final WeighedOnCue owner = new WeighedOnCue();
+            cache.acquire(owner, CHUNK, true).markReadOnly(); // an idle log's read page: the budget is full
+
+            final Thread preparer = new Thread(() -> cache.reserve(2 * CHUNK), "test-preparer");
+            owner.holdUp = preparer;
+            preparer.start(); // it weighs the read page under the eviction lock, and waits there for the cue
+            assertTrue(owner.weighing.await(10, TimeUnit.SECONDS), "the preparer did not come to weigh the page");
+            final AtomicReference<CachePage> taken = new AtomicReference<>();
+            final Thread writer = new Thread(() -> taken.set(cache.acquireGrowing(new FixedOwner(0), SEGMENT, 0,
+                CHUNK)), "test-writer");
+            writer.start();
+            ThreadWaits.awaitBlockedIn(writer, PageCache.class, Duration.ofSeconds(10),
+                "the writer, its try failed, waits for the eviction lock");
+
+            owner.cue.countDown(); // the preparer evicts the read page, then the writer looks
+            preparer.join(10_000);
+            writer.join(10_000);
+
+            assertFalse(writer.isAlive() || preparer.isAlive());
+            assertNotNull(taken.get(), "the writer got no page with " + (pool.budget() - pool.usedBytes()) +
+                " bytes of the budget free");
+            assertEquals(2L * CHUNK, pool.usedBytes());
+        }
+    }
+
+    /** An owner whose weighing, on one thread, waits for a cue: that thread holds the eviction lock meanwhile. */
+    private static final class WeighedOnCue implements CacheOwner
+    {
+        final CountDownLatch weighing = new CountDownLatch(1);
+        final CountDownLatch cue = new CountDownLatch(1);
+        volatile Thread holdUp;
+
+        @Override
+        public long distanceFromTail()
+        {
+            if (Thread.currentThread() == holdUp)
+            {
+                weighing.countDown();
+                try
+                {
+                    assertTrue(cue.await(10, TimeUnit.SECONDS));
+                }
+                catch (final InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return 1;
+        }
+
+        @Override
+        public boolean hasConsumersAhead()
+        {
+            return false;
+        }
+
+        @Override
+        public void onPageEvicted(final CachePage page)
+        {
+        }
+
+        @Override
+        public void onPageFreeable(final CachePage page)
+        {
         }
     }
 }
