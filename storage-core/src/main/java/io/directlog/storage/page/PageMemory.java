@@ -30,9 +30,9 @@ public final class PageMemory
     /**
      * Bytes of this page counted against the pool's budget: all of it for a fixed page; for a growing page the
      * prefix its owner may write. Changed only by {@link PagePool}, under its lock, at its owner's request (so the
-     * owner reads it without a lock).
+     * owner reads it without a lock); volatile for the populator, which reads it under its populate lock only.
      */
-    private int charge;
+    private volatile int charge;
     /** The first byte a growing page's charge counts from (its owner writes nothing below); 0 for a fixed page. */
     private final int chargedFrom;
     private final AtomicBoolean freed = new AtomicBoolean();
@@ -204,10 +204,16 @@ public final class PageMemory
 
     /**
      * Sets the charge (the pool, under its lock). A lower charge gives back to the kernel what a {@link #populate}
-     * made resident past it: those bytes were never written (zero), and resident memory stays within the charge.
+     * made resident past it, under the populate lock: those bytes were never written (zero), and resident memory
+     * stays within the charge.
      */
     void charge(final int bytes)
     {
+        if (bytes >= charge)
+        {
+            charge = bytes; // a grow: a populate that reads the old charge stops early, and the grow's own follows
+            return;         // so the writer never waits here for a populate piece
+        }
         synchronized (populateLock)
         {
             charge = bytes;
