@@ -587,7 +587,7 @@ public final class PagePool implements AutoCloseable
         }
     }
 
-    /** Gives a free page, in no queue any more, back to the OS. Called holding this. */
+    /** Gives a free page back to the OS; the caller takes it out of its queue. Called holding this. */
     private void freeIdle(final PageMemory page)
     {
         allocatedBytes -= page.size();
