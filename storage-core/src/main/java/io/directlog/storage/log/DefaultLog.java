@@ -388,6 +388,13 @@ public final class DefaultLog implements Log, WriterClient
     }
 
     @Override
+    public boolean needsDutyCycles()
+    {
+        // settled: everything copied is written and no append waits (a failed log drained its appends)
+        return closer.closeDue() || appender.writtenEndIfFlushed() < 0 || !appender.acks().isEmpty();
+    }
+
+    @Override
     public long nextDeadlineNanos(final long nowNanos)
     {
         return appender.nextDeadlineNanos(nowNanos);

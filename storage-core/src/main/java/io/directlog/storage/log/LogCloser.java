@@ -150,6 +150,12 @@ final class LogCloser
         }
     }
 
+    /** @return true when the next duty cycle closes the log (see {@link #closeIfDue}). */
+    boolean closeDue()
+    {
+        return closeAtNextDutyCycle;
+    }
+
     /**
      * The writer's duty cycle asks first: a close queued with the writer's queue full runs now.
      *

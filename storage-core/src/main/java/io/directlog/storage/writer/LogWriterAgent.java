@@ -25,8 +25,8 @@ import org.agrona.concurrent.ringbuffer.RingBuffer;
 /**
  * One writer thread and the logs pinned to it. Producers on any thread queue their records through the
  * {@link #proxy()} into a bounded many-to-one ring ({@link WriterQueue}); each duty cycle ({@link #doWork()})
- * drains it, copies each record into its log's cache page, then lets every log write what arrived meanwhile with
- * one O_DIRECT pwrite (group commit), and the logs that want a DSYNC flush share one device flush
+ * drains it, copies each record into its log's cache page, then lets every log with work write what arrived
+ * meanwhile with one O_DIRECT pwrite (group commit; which logs get a turn: {@link ClientTurns}), and the logs that want a DSYNC flush share one device flush
  * ({@link SharedFlush}). Agrona's {@link AgentRunner} runs the duty cycle and
  * {@link WriterIdleStrategy} waits between empty ones.
  * <p>
@@ -65,6 +65,8 @@ public final class LogWriterAgent implements Agent
     /** Counts what the callbacks of this writer's logs throw (the logs' guards count into it). */
     private final CallbackGuard callbacks;
     private volatile WriterClient[] clients = new WriterClient[0];
+    /** Which logs get a turn in a duty cycle: the busy ones, all in a periodic sweep (writer-owned). */
+    private final ClientTurns turns = new ClientTurns(this);
     /** The logs that want a DSYNC flush in this duty cycle, flushed together at its end (writer-owned). */
     private final SharedFlush sharedFlush = new SharedFlush();
     /** True while {@link #doWork()} gives the logs their turns: only then may one join the shared flush. */
@@ -217,13 +219,7 @@ public final class LogWriterAgent implements Agent
         logsTurn = true;
         try
         {
-            for (final WriterClient client : clients)
-            {
-                if (client != null)
-                {
-                    work += dutyCycleOf(client, now);
-                }
-            }
+            work += turns.give(clients, now); // the busy logs, or all of them in a sweep
         }
         finally
         {
@@ -241,7 +237,7 @@ public final class LogWriterAgent implements Agent
      * One log's turn. What it throws, an Error included, fails that log only (fail-stop): its state is unknown
      * after a throw, the other logs' is not, and they go on (one log's failure must not stop the others).
      */
-    private int dutyCycleOf(final WriterClient client, final long now)
+    int dutyCycleOf(final WriterClient client, final long now)
     {
         try
         {
@@ -396,19 +392,12 @@ public final class LogWriterAgent implements Agent
 
     /**
      * @param nowNanos the time.
-     * @return nanoseconds until the earliest background flush of this writer's logs is due.
+     * @return nanoseconds until the earliest background flush of a busy log is due, or the next sweep of all logs
+     * (see {@link ClientTurns}).
      */
     long nanosToNextDeadline(final long nowNanos)
     {
-        long nanos = Long.MAX_VALUE;
-        for (final WriterClient client : clients)
-        {
-            if (client != null)
-            {
-                nanos = Math.min(nanos, client.nextDeadlineNanos(nowNanos) - nowNanos);
-            }
-        }
-        return nanos;
+        return turns.nanosToNextDeadline(clients, nowNanos);
     }
 
     private void onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
@@ -421,6 +410,7 @@ public final class LogWriterAgent implements Agent
         if (type == WriterQueue.COMMAND)
         {
             runCommand((Runnable)attachment);
+            turns.onMessage(clientSlot);
             final Error end = endThreadForTest;
             if (end != null)
             {
@@ -460,6 +450,7 @@ public final class LogWriterAgent implements Agent
             // the ring has consumed the message already: the log fails, this append with it, the writer goes on
             failClient(client, "append", t, callback);
         }
+        turns.onMessage(clientSlot);
     }
 
     /** A command is engine code and handles its own errors; one that does not must still not end the writer. */

@@ -31,6 +31,19 @@ public interface WriterClient
     int onDutyCycle(long nowNanos);
 
     /**
+     * Whether the log still needs a turn in each duty cycle. After a turn that leaves nothing it copied unwritten
+     * and no append of it waiting, false: the writer then gives it a turn only when a message for it arrives or in
+     * its periodic sweep (see {@link ClientTurns}), so a writer of many quiet logs visits the busy ones only. Only
+     * a log that needs turns may have a background flush due ({@link #nextDeadlineNanos}).
+     *
+     * @return true (the default) keeps the log in every duty cycle.
+     */
+    default boolean needsDutyCycles()
+    {
+        return true;
+    }
+
+    /**
      * @param nowNanos the time.
      * @return when the next background flush is due, or Long.MAX_VALUE.
      */
