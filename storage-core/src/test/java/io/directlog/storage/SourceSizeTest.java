@@ -30,6 +30,8 @@ class SourceSizeTest
 {
     static final int MAX_FILE_LINES = 600;
     static final int MAX_METHOD_LINES = 80;
+    /** The public facade over a log's parts stays a facade (issue 16: "DefaultLog is under 400"). */
+    static final int MAX_DEFAULT_LOG_LINES = 399;
     /**
      * Files or methods ({@code path/File.java} or {@code path/File.java#Type.method}, path under
      * {@code src/main/java}) allowed over the limits, each with why. Empty: everything is within them.
@@ -63,6 +65,17 @@ class SourceSizeTest
         final Set<String> stale = new HashSet<>(EXCEPTIONS.keySet());
         stale.removeAll(exceptionsUsed);
         assertTrue(stale.isEmpty(), "exceptions no longer needed (remove them): " + stale);
+    }
+
+    @Test
+    void defaultLogStaysAFacadeUnder400Lines() throws IOException
+    {
+        final String file = "io/directlog/storage/log/DefaultLog.java";
+        final String source = mainSources().get(file);
+        assertTrue(source != null, "no " + file + " among " + mainSources().keySet().size() + " sources");
+        final int lines = SourceSizes.lines(source);
+        assertTrue(lines <= MAX_DEFAULT_LOG_LINES, file + ": " + lines + " lines (at most " + MAX_DEFAULT_LOG_LINES +
+            "): move what is not the public API into the part it belongs to");
     }
 
     /**

@@ -16,6 +16,7 @@ import io.directlog.storage.log.LogContext;
 import io.directlog.storage.log.LogEvents;
 import io.directlog.storage.log.LogFacts;
 import io.directlog.storage.log.LogMeta;
+import io.directlog.storage.log.LogOpening;
 import io.directlog.storage.log.ReadAhead;
 import io.directlog.storage.log.SegmentFiles;
 import io.directlog.storage.log.SegmentPreparer;
@@ -74,7 +75,7 @@ final class LogOpener
     /**
      * Opens a log the store manifest describes, with its persisted config (or the store's default): its segment
      * size and everything its files' headers and checkpoint would say come from {@code facts}
-     * ({@link DefaultLog#openKnown}).
+     * ({@link io.directlog.storage.log.LogOpening#openKnown}).
      */
     DefaultLog openKnown(final String name, final LogFacts facts)
     {
@@ -104,8 +105,8 @@ final class LogOpener
         }
         try
         {
-            return facts == null ? DefaultLog.open(name, dir, context, logConfig) :
-                DefaultLog.openKnown(name, dir, context, logConfig, facts);
+            return facts == null ? LogOpening.open(name, dir, context, logConfig) :
+                LogOpening.openKnown(name, dir, context, logConfig, facts);
         }
         catch (final IOException e)
         {

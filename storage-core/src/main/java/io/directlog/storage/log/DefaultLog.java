@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -18,7 +16,6 @@ import io.directlog.storage.LogStats;
 import io.directlog.storage.RecordBatch;
 import io.directlog.storage.RecoveryReport;
 import io.directlog.storage.writer.CallbackGuard;
-import io.directlog.storage.writer.WriterClient;
 import org.agrona.DirectBuffer;
 
 /**
@@ -33,12 +30,13 @@ import org.agrona.DirectBuffer;
  *   <li>{@link LogSyncer}: the background fdatasync, checkpoint, index files, retention; syncer thread.</li>
  *   <li>{@link LogTruncation}: truncateTo; writer thread, under the index lock.</li>
  *   <li>{@link SpareSegments}: the prepared and recycled segment files the {@link SegmentPreparer} works on.</li>
+ *   <li>{@link LogWriterTurn}: the log as its writer thread sees it (appends copied, duty cycles, fail-stop).</li>
  *   <li>{@link LogCloser}: close; {@link LogLifecycle}: open, closing, closed, failed.</li>
  * </ul>
  * The order their locks are taken in is written in {@link LogLocks}. Recovery ({@link LogLoader}) returns what
- * it found ({@link RecoveredLog}); the log is built from that before the writer knows it.
+ * it found ({@link RecoveredLog}); the log is built from that before the writer knows it ({@link LogOpening}).
  */
-public final class DefaultLog implements Log, WriterClient
+public final class DefaultLog implements Log
 {
     private final String name;
     private final Path dir;
@@ -56,6 +54,8 @@ public final class DefaultLog implements Log, WriterClient
     private final LogSyncer syncer;
     private final LogTruncation truncation;
     private final LogCloser closer;
+    /** The log as its writer thread sees it (registered with the writer). */
+    private final LogWriterTurn writerTurn;
     private final AppendIntake intake;
     /** Runs this log's callbacks: what they throw is caught and counted, never reaches the writer's loop. */
     private final CallbackGuard callbacks;
@@ -64,8 +64,8 @@ public final class DefaultLog implements Log, WriterClient
     private final LogSettings settings;
     private final RecoveryReport recoveryReport;
 
-    /** Builds the log from what recovery found; {@link #start()} makes it writable. */
-    private DefaultLog(final String name, final Path dir, final LogContext context, final RecoveredLog recovered)
+    /** Builds the log from what recovery found; {@link #start} makes it writable ({@link LogOpening} does both). */
+    DefaultLog(final String name, final Path dir, final LogContext context, final RecoveredLog recovered)
     {
         this.name = name;
         this.dir = dir;
@@ -97,7 +97,8 @@ public final class DefaultLog implements Log, WriterClient
         this.syncer = new LogSyncer(parts, appender, indexes);
         this.truncation = new LogTruncation(parts, appender, syncer, indexes);
         this.closer = new LogCloser(parts, appender);
-        this.slot = context.writer().register(this); // last: the writer may call this log from now on
+        this.writerTurn = new LogWriterTurn(parts, appender, closer, callbacks);
+        this.slot = context.writer().register(writerTurn); // last: the writer may call this log from now on
         parts.slot().set(slot);
         final Throwable writerDeath = context.writer().death(); // after register: see LogWriterAgent.register
         if (writerDeath != null)
@@ -108,78 +109,10 @@ public final class DefaultLog implements Log, WriterClient
     }
 
     /**
-     * Opens or creates the log in {@code dir}, recovering its tail.
-     *
-     * @param name    the log's name.
-     * @param dir     its directory.
-     * @param context what it shares with the store.
-     * @param config  its settings (the segment size of an existing log wins).
-     * @return the open log.
-     * @throws IOException when its files cannot be read or written.
-     */
-    public static DefaultLog open(final String name, final Path dir, final LogContext context, final LogConfig config)
-        throws IOException
-    {
-        final RecoveredLog found = new LogLoader(name, dir, context, config).load();
-        final DefaultLog log = new DefaultLog(name, dir, context, found);
-        try
-        {
-            log.start(found);
-        }
-        catch (final IOException | RuntimeException e)
-        {
-            closeAfterFailedStart(log, e);
-            throw e;
-        }
-        return log;
-    }
-
-    /**
-     * Opens a log the store manifest describes, from what it records ({@link KnownLogLoader}: no {@code log.meta},
-     * segment header or checkpoint read); when its files do not match that, from its files as {@link #open} does.
-     *
-     * @param facts what the manifest records of the log.
-     * @see #open
-     */
-    public static DefaultLog openKnown(final String name, final Path dir, final LogContext context,
-        final LogConfig config, final LogFacts facts) throws IOException
-    {
-        RecoveredLog found = new KnownLogLoader(name, dir, context, config, facts).load();
-        if (found == null)
-        {
-            found = new LogLoader(name, dir, context, config, facts).load(); // facts stand in for a lost checkpoint
-        }
-        final DefaultLog log = new DefaultLog(name, dir, context, found);
-        try
-        {
-            log.start(found);
-        }
-        catch (final IOException | RuntimeException e)
-        {
-            closeAfterFailedStart(log, e);
-            throw e;
-        }
-        return log;
-    }
-
-    /** Closes a log whose start failed; what the close throws goes with the start's failure, not in its place. */
-    private static void closeAfterFailedStart(final DefaultLog log, final Exception failure)
-    {
-        try
-        {
-            log.close();
-        }
-        catch (final RuntimeException closeFailure)
-        {
-            failure.addSuppressed(closeFailure);
-        }
-    }
-
-    /**
      * Makes the watermark durable as not clean (a crash from now on must be recovered) and registers with the
      * preparer.
      */
-    private void start(final RecoveredLog recovered) throws IOException
+    void start(final RecoveredLog recovered) throws IOException
     {
         checkpoint.write(parts.watermark().get(), 0);
         // only now, with a checkpoint naming the list without them, may the files recovery gave up lose their names
@@ -350,78 +283,25 @@ public final class DefaultLog implements Log, WriterClient
         return spares;
     }
 
-    /**
-     * Hands the write page to the read cache now, as the writer does once the log took no append for
-     * {@code StoreConfig.pageIdleRelease} (tests call this rather than wait for the clock). Not on the writer thread.
-     *
-     * @return true when the page went to the read cache; false when there was none, something was left to write,
-     * or a reader held it.
-     */
+    /** @return what {@link LogWriterTurn#releasePageNow} returns (tests). */
     boolean releaseWritePageNow()
     {
-        final CompletableFuture<Boolean> done = new CompletableFuture<>();
-        final Runnable release = () ->
-        {
-            final int end = appender.writtenEndIfFlushed();
-            done.complete(end >= 0 && appender.idle().releasePage(end));
-        };
-        if (!context.writer().offerCommand(slot, release, context.appendTimeout()))
-        {
-            throw context.writer().timeoutException(context.appendTimeout(), name);
-        }
-        return done.join();
+        return writerTurn.releasePageNow();
+    }
+
+    /** @return the log's syncer side (tests tick it with their own clock). */
+    LogSyncer syncer()
+    {
+        return syncer;
+    }
+
+    /** @return the log as its writer thread sees it (tests drive its duty cycle without a writer). */
+    LogWriterTurn writerTurn()
+    {
+        return writerTurn;
     }
 
     // ---------------------------------------------------------------- writer and syncer threads
-
-    @Override
-    public void onAppend(final DirectBuffer source, final int index, final int length, final int recordCount,
-        final Durability durability, final AppendCallback callback)
-    {
-        appender.onAppend(source, index, length, recordCount, durability, callback);
-    }
-
-    @Override
-    public int onDutyCycle(final long nowNanos)
-    {
-        return closer.closeIfDue() ? 1 : appender.onDutyCycle(nowNanos);
-    }
-
-    @Override
-    public boolean needsDutyCycles()
-    {
-        // settled: everything copied is written and no append waits (a failed log drained its appends)
-        return closer.closeDue() || appender.writtenEndIfFlushed() < 0 || !appender.acks().isEmpty();
-    }
-
-    @Override
-    public long nextDeadlineNanos(final long nowNanos)
-    {
-        return appender.nextDeadlineNanos(nowNanos);
-    }
-
-    @Override
-    public void onFailure(final String what, final Throwable cause, final AppendCallback unfinished)
-    {
-        final boolean held = unfinished != null && appender.acks().holds(unfinished);
-        lifecycle.failStop(what, cause);
-        final Throwable failed = lifecycle.failure();
-        appender.drainOnFailure(failed);
-        if (unfinished != null && !held)
-        {
-            callbacks.complete(unfinished, -1, failed);
-        }
-    }
-
-    /**
-     * The background fdatasync, checkpoint, index files and retention (see {@link LogSyncer}). Syncer thread.
-     *
-     * @param nowNanos the time.
-     */
-    public void onSyncerTick(final long nowNanos)
-    {
-        syncer.onSyncerTick(nowNanos);
-    }
 
     /**
      * Offers this log's tick to the syncer's round, which shares the device flushes of the logs on one flush domain
@@ -467,34 +347,10 @@ public final class DefaultLog implements Log, WriterClient
         return closer.isCloseFinished();
     }
 
-    /**
-     * @return what the store manifest records of this log, once its close recorded a clean shutdown; null before,
-     * or when the close did not (the next open then recovers the log from its files), or when a segment follows a
-     * hole in the offsets (issue 17): the manifest has no field for where the hole starts, and a log opened from it
-     * would take the segment before the hole as ending at the next one's base, so its clean open reads the headers.
-     */
+    /** @return what the store manifest records of this log after a clean close (see {@link LogCloser#cleanFacts}). */
     public LogFacts cleanFacts()
     {
-        final Watermark end = checkpoint.cleanEnd();
-        if (end == null || !closer.isCloseFinished())
-        {
-            return null;
-        }
-        final List<LogFacts.SegmentFacts> live = new ArrayList<>();
-        for (final Segment s : segments.all())
-        {
-            if (!s.isDeleted() && s.holeFrom() >= 0)
-            {
-                return null;
-            }
-            if (!s.isDeleted())
-            {
-                live.add(new LogFacts.SegmentFacts(s.sequence(), s.baseOffset(), s.capacity(), s.blockSize(),
-                    s.recycled(), s.zeroAhead()));
-            }
-        }
-        return new LogFacts(name, meta.logId(), meta.segmentSize(), meta.created(), checkpoint.generation(),
-            end.sequence(), end.position(), end.offset(), end.lastRecordPosition(), end.lastRecordOffset(), live);
+        return closer.cleanFacts();
     }
 
     @Override

@@ -2,6 +2,8 @@ package io.directlog.storage.log;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -325,5 +327,37 @@ final class LogCloser
                 }
             }
         }
+    }
+
+    /**
+     * @return what the store manifest records of this log, once its close recorded a clean shutdown; null before,
+     * or when the close did not (the next open then recovers the log from its files), or when a segment follows a
+     * hole in the offsets (issue 17): the manifest has no field for where the hole starts, and a log opened from it
+     * would take the segment before the hole as ending at the next one's base, so its clean open reads the headers.
+     */
+    LogFacts cleanFacts()
+    {
+        final Watermark end = parts.checkpoint().cleanEnd();
+        if (end == null || !isCloseFinished())
+        {
+            return null;
+        }
+        final LogMeta meta = parts.meta();
+        final List<LogFacts.SegmentFacts> live = new ArrayList<>();
+        for (final Segment s : parts.segments().all())
+        {
+            if (!s.isDeleted() && s.holeFrom() >= 0)
+            {
+                return null;
+            }
+            if (!s.isDeleted())
+            {
+                live.add(new LogFacts.SegmentFacts(s.sequence(), s.baseOffset(), s.capacity(), s.blockSize(),
+                    s.recycled(), s.zeroAhead()));
+            }
+        }
+        return new LogFacts(parts.name(), meta.logId(), meta.segmentSize(), meta.created(),
+            parts.checkpoint().generation(), end.sequence(), end.position(), end.offset(), end.lastRecordPosition(),
+            end.lastRecordOffset(), live);
     }
 }

@@ -178,7 +178,7 @@ final class PowerLossChecker
         try
         {
             workload.mirrorNames(image);
-            log = DefaultLog.open(PowerLossWorkload.NAME, workload.dir(), context, PowerLossWorkload.config(mode));
+            log = LogOpening.open(PowerLossWorkload.NAME, workload.dir(), context, PowerLossWorkload.config(mode));
             final DefaultLog recovered = log;
             return verify(run, log, payload -> appendInline(recovered, payload), allowedStart);
         }
@@ -250,7 +250,7 @@ final class PowerLossChecker
     private static long appendInline(final DefaultLog log, final byte[] payload) throws Exception
     {
         final CompletableFuture<Long> done = new CompletableFuture<>();
-        log.onAppend(new UnsafeBuffer(payload), 0, payload.length, 1, Durability.DSYNC, (offset, error) ->
+        log.writerTurn().onAppend(new UnsafeBuffer(payload), 0, payload.length, 1, Durability.DSYNC, (offset, error) ->
         {
             if (error != null)
             {
@@ -261,7 +261,7 @@ final class PowerLossChecker
                 done.complete(offset);
             }
         });
-        log.onDutyCycle(System.nanoTime());
+        log.writerTurn().onDutyCycle(System.nanoTime());
         return done.getNow(-1L);
     }
 

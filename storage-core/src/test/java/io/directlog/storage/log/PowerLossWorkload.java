@@ -230,7 +230,7 @@ final class PowerLossWorkload implements AutoCloseable
                         {
                             final int before = io.callCount();
                             syncClock += Duration.ofHours(2).toNanos(); // past the hour-long sync interval
-                            log.onSyncerTick(syncClock);
+                            log.syncer().onSyncerTick(syncClock);
                             retentions.add(new long[] {before, log.startOffset()});
                         }
                     }
@@ -275,7 +275,7 @@ final class PowerLossWorkload implements AutoCloseable
         final Durability mode) throws Exception
     {
         mirrorNames(io);
-        final DefaultLog log = DefaultLog.open(NAME, dir, context, config(mode));
+        final DefaultLog log = LogOpening.open(NAME, dir, context, config(mode));
         settle(gated, log);
         return log;
     }

@@ -363,7 +363,7 @@ class SharedFlushPowerLossTest
             false, RecoveryMode.TOLERATE_TORN_TAIL, new ReadAhead(0));
         final Path dir = base.resolve(name(index));
         io.createDirectories(dir);
-        return DefaultLog.open(name(index), dir, context, config());
+        return LogOpening.open(name(index), dir, context, config());
     }
 
     private static LogConfig config()
