@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Runs the queue example as an application would be run, with no JVM option, and fails if anything is printed on
-# stderr (a JDK warning, a log line) or the example fails. On each JDK:
-#   1. java -jar directlog-examples.jar           no option: the jar's manifest has Add-Opens and Enable-Native-Access
-#   2. java -cp <jar>:lib/* ... (no option)        must fail at once, with a message naming the --add-opens flag
-#   3. java <the two documented options> -cp ...   must work
-#   4. java --add-opens ... -cp ... (no --enable-native-access): works; on JDK 24+ stderr carries exactly the JDK's
-#      restricted-method warning for JNA's System::load (documented in the README), on older JDKs nothing
-#   5. the same jars on the module path (the example, storage-core and storage-native are named modules with a
-#      module-info; Agrona and JNA automatic ones): refused without options, naming the module-path form
-#      of the flag (--add-opens java.base/jdk.internal.misc=org.agrona); works with nothing on stderr with
-#      --add-opens java.base/jdk.internal.misc=org.agrona --enable-native-access=com.sun.jna
+# Runs the queue example as an application would be run, and fails if anything is printed on stderr (a JDK
+# warning, a log line), if the example fails, or if the engine chose other I/O than expected. On each JDK:
+#   1. java -jar directlog-examples.jar           no option: the jar's manifest has Add-Opens and
+#                                                 Enable-Native-Access, so the native layer runs
+#   2. java -cp <jar>:lib/* ... (no option)        works, on the JDK's own O_DIRECT I/O and buffers of DirectLog's
+#                                                 own (no Unsafe, no JNA): nothing on stderr
+#   3. java <the two documented options> -cp ...   the native layer
+#   4. java --add-opens ... -cp ... only           JDK 24+: the JDK's I/O (loading JNA would print the JDK's
+#                                                 restricted-method warning); older JDKs: the native layer
+#   5. java --enable-native-access ... -cp ... only  the JDK's I/O (Agrona's Unsafe buffers need the add-opens)
+#   6. the same jars on the module path (the example, storage-core and storage-native are named modules with a
+#      module-info; Agrona and JNA automatic ones): with no option the JDK's I/O; with
+#      --add-opens java.base/jdk.internal.misc=org.agrona --enable-native-access=com.sun.jna the native layer
 #
 # usage: examples/bare-jvm-check.sh [JAVA_HOME ...]
 #   JDKs: the arguments; else $BARE_JVM_JAVA_HOME (the JDK running Maven, set by the build) or java on the PATH,
@@ -53,28 +55,20 @@ mkdir -p "$stores"
 trap 'rm -rf "$tmp" "$stores"' EXIT
 runs=0
 
-# run NAME EXPECT(ok|refused|refused-module|ok-jna-warning) java-args...
+# run NAME EXPECT(native|jdk) java-args...: the example must print ok, nothing may reach stderr, and the I/O the
+# store chose must be the expected one
 run() {
   local name="$1" expect="$2"; shift 2
   local rc=0
   runs=$((runs + 1))
   "$@" "$stores/store-$runs" >"$tmp/out" 2>"$tmp/err" || rc=$?
   local why=""
-  if [ "$expect" = ok-jna-warning ]; then
-    # the JDK's four-line warning naming JNA and the flag, and nothing else
-    if ! grep -q "java.lang.System::load has been called by com.sun.jna.Native" "$tmp/err" ||
-       ! grep -qF -- "--enable-native-access=ALL-UNNAMED" "$tmp/err" ||
-       grep -v '^WARNING: ' "$tmp/err" | grep -q .; then
-      why="stderr is not the JDK's restricted-method warning for JNA"
-    fi
-    expect=ok
-  elif [ -s "$tmp/err" ]; then why="stderr is not empty"; fi
-  if [ "$expect" = ok ] && { [ $rc -ne 0 ] || ! grep -q "queue example: ok" "$tmp/out"; }; then why="${why:+$why; }exit $rc, not ok"; fi
-  if [ "$expect" = refused-module ] && { [ $rc -eq 0 ] || ! grep -qF -- "--add-opens java.base/jdk.internal.misc=org.agrona " "$tmp/out"; }; then
-    why="${why:+$why; }exit $rc, expected a refusal naming the module-path flag"
-  fi
-  if [ "$expect" = refused ] && { [ $rc -eq 0 ] || ! grep -qF -- "--add-opens java.base/jdk.internal.misc=ALL-UNNAMED" "$tmp/out"; }; then
-    why="${why:+$why; }exit $rc, expected a refusal naming the flag"
+  if [ -s "$tmp/err" ]; then why="stderr is not empty"; fi
+  if [ $rc -ne 0 ] || ! grep -q "queue example: ok" "$tmp/out"; then why="${why:+$why; }exit $rc, not ok"; fi
+  local io="native O_DIRECT"
+  [ "$expect" = jdk ] && io="O_DIRECT through the JDK"
+  if ! grep -q "queue example: io $io" "$tmp/out"; then
+    why="${why:+$why; }the store did not use $io ($(sed -n 's/^queue example: io //p' "$tmp/out"))"
   fi
   if [ -z "$why" ]; then
     echo "  ok    $name"
@@ -88,25 +82,27 @@ run() {
 
 for h in "${homes[@]}"; do
   java="$h/bin/java"
-  echo "bare-jvm-check on JDK $(major "$h") ($h)"
-  run "java -jar (no option; manifest Add-Opens + Enable-Native-Access)" ok "$java" -jar "$jar"
-  run "java -cp, no option: refused at LogStore.open naming the flag" refused "$java" -cp "$jar:$here/target/lib/*" io.directlog.examples.QueueExample
-  run "java -cp with ${flags[*]}" ok "$java" "${flags[@]}" -cp "$jar:$here/target/lib/*" io.directlog.examples.QueueExample
+  m="$(major "$h")"
+  cp="$jar:$here/target/lib/*"
+  main=io.directlog.examples.QueueExample
+  echo "bare-jvm-check on JDK $m ($h)"
+  run "java -jar (no option; manifest Add-Opens + Enable-Native-Access): native layer" native "$java" -jar "$jar"
+  run "java -cp, no option: the JDK's I/O, nothing printed" jdk "$java" -cp "$cp" "$main"
+  run "java -cp with ${flags[*]}: native layer" native "$java" "${flags[@]}" -cp "$cp" "$main"
+  if [ "$m" -ge 24 ]; then
+    run "java -cp with ${flags[0]} ${flags[1]} only: the JDK's I/O (JNA would make the JDK warn)" jdk \
+      "$java" "${flags[0]}" "${flags[1]}" -cp "$cp" "$main"
+  else
+    run "java -cp with ${flags[0]} ${flags[1]} only: native layer (no warning before JDK 24)" native \
+      "$java" "${flags[0]}" "${flags[1]}" -cp "$cp" "$main"
+  fi
+  run "java -cp with ${flags[2]} only: the JDK's I/O" jdk "$java" "${flags[2]}" -cp "$cp" "$main"
   module="$( (unzip -p "$jar" META-INF/MANIFEST.MF 2>/dev/null || true) | sed -n 's/^Automatic-Module-Name: //p' | tr -d '\r')"
   module="${module:-io.directlog.examples}"  # the examples' module name (module-info.java), where unzip is missing
-  run "module path, no option: refused naming the flag for org.agrona" refused-module \
-    "$java" -p "$jar:$here/target/lib" -m "$module/io.directlog.examples.QueueExample"
-  run "module path with --add-opens ...=org.agrona --enable-native-access=com.sun.jna" ok \
+  run "module path, no option: the JDK's I/O" jdk "$java" -p "$jar:$here/target/lib" -m "$module/$main"
+  run "module path with --add-opens ...=org.agrona --enable-native-access=com.sun.jna: native layer" native \
     "$java" --add-opens java.base/jdk.internal.misc=org.agrona --enable-native-access=com.sun.jna \
-    -p "$jar:$here/target/lib" -m "$module/io.directlog.examples.QueueExample"
-  m="$(major "$h")"
-  if [ "$m" -ge 24 ]; then
-    run "java -cp with ${flags[0]} ${flags[1]} only: works, the JDK warns about JNA's native access" ok-jna-warning \
-      "$java" "${flags[0]}" "${flags[1]}" -cp "$jar:$here/target/lib/*" io.directlog.examples.QueueExample
-  else
-    run "java -cp with ${flags[0]} ${flags[1]} only: works, nothing on stderr before JDK 24" ok \
-      "$java" "${flags[0]}" "${flags[1]}" -cp "$jar:$here/target/lib/*" io.directlog.examples.QueueExample
-  fi
+    -p "$jar:$here/target/lib" -m "$module/$main"
 done
 
 if [ $failures -ne 0 ]; then

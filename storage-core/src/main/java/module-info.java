@@ -12,6 +12,8 @@ module io.directlog.storage
     // module reads Agrona too
     requires transitive org.agrona;
     requires io.directlog.nativeio;
+    // com.sun.nio.file.ExtendedOpenOption.DIRECT: O_DIRECT through the JDK when the native layer is off
+    requires jdk.unsupported;
     // Micrometer is an optional dependency: StoreConfig.meterRegistry takes one only when the application has it
     // (static: not needed at run time or by a consumer's javac; not transitive, because javac then demands the
     // module from every consumer; an application that passes a registry requires micrometer.core itself)

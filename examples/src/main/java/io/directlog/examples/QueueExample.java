@@ -30,9 +30,10 @@ import io.directlog.storage.StoreConfig;
  * a log with a reader that blocks for new data, keep a consumer's position durably, reopen, close.
  * <p>
  * Run it with {@code java -jar examples/target/directlog-examples.jar [DIR]}: the jar's manifest carries the
- * JVM options DirectLog needs ({@code Add-Opens: java.base/jdk.internal.misc}, {@code Enable-Native-Access:
- * ALL-UNNAMED}), so the command line needs none. With {@code java -cp} instead, pass
- * {@code --add-opens java.base/jdk.internal.misc=ALL-UNNAMED --enable-native-access=ALL-UNNAMED}.
+ * JVM options DirectLog's native layer wants ({@code Add-Opens: java.base/jdk.internal.misc},
+ * {@code Enable-Native-Access: ALL-UNNAMED}). With {@code java -cp} and no option it works too, on the JDK's own
+ * O_DIRECT I/O; pass {@code --add-opens java.base/jdk.internal.misc=ALL-UNNAMED --enable-native-access=ALL-UNNAMED}
+ * for the native layer (fallocate, one device flush shared by the logs of a writer, AIO, device facts).
  * <p>
  * It checks what it reads and exits with status 1 if anything differs, so the build runs it as a test.
  */
@@ -103,6 +104,8 @@ public final class QueueExample
         final ExecutorService consumerThread = Executors.newSingleThreadExecutor();
         try (LogStore store = LogStore.open(storeConfig))
         {
+            // which I/O the engine chose: the native layer, or the JDK's own when the JVM got none of its options
+            System.out.println("queue example: io " + store.deviceInfo().io());
             final Log topic = store.log(TOPIC, topicConfig);
             // small records, few of them: the smallest segment (a log's write page is one segment long)
             final Log positions = store.log(POSITIONS, LogConfig.builder().segmentSize(LogConfig.SEGMENT_SIZE_MIN).build());

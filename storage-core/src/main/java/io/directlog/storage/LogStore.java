@@ -18,13 +18,10 @@ public interface LogStore extends AutoCloseable
      * @return the open store.
      * @throws StoreLockedException when another store holds the directory.
      * @throws CorruptLogException  when a log is damaged beyond what the recovery mode accepts.
-     * @throws StorageException     when the directory cannot be used, or when the JVM was started without
-     *                              {@code --add-opens java.base/jdk.internal.misc=ALL-UNNAMED} (Agrona 2 needs it;
-     *                              the message names the flag).
+     * @throws StorageException     when the directory cannot be used.
      */
     static LogStore open(final StoreConfig config)
     {
-        io.directlog.storage.internal.JvmAccess.check();
         return io.directlog.storage.internal.StoreEngine.open(config);
     }
 

@@ -13,8 +13,9 @@ import java.util.function.Consumer;
  * counters and the sync listener.
  *
  * <p>The layer is unavailable when the property {@value #DISABLE_PROP_NAME} is {@code "true"}, when the OS is not
- * Linux or the CPU is neither x86-64 nor aarch64 (the bindings assume LP64 and Linux flag values), or when JNA
- * cannot load libc or bind one of the functions. The cause is kept, and every facade method then throws
+ * Linux or the CPU is neither x86-64 nor aarch64 (the bindings assume LP64 and Linux flag values), when the JVM was
+ * not given the options the layer needs to run without a warning ({@link JvmOptions}), or when JNA cannot load libc
+ * or bind one of the functions. The cause is kept, and every facade method then throws
  * {@link UnsupportedOperationException} carrying it instead of an {@link UnsatisfiedLinkError}.
  *
  * <p>Thread-safe: availability is immutable after class initialisation, counters are {@link LongAdder}s and the
@@ -47,7 +48,11 @@ public final class NativeIo
             System.getProperty("os.name", ""),
             System.getProperty("os.arch", ""),
             System.getProperty(DISABLE_PROP_NAME),
-            NativeIo::loadLibC);
+            () ->
+            {
+                JvmOptions.requireForNativeLayer();
+                loadLibC();
+            });
     }
 
     private NativeIo()

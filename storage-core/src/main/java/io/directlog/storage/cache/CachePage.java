@@ -4,7 +4,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.directlog.storage.page.PageMemory;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * A segment's residency in memory: the page holding the segment's bytes, pinned by readers with a reference
@@ -49,7 +49,7 @@ public final class CachePage
     }
 
     /** @return the page's bytes. Read them only while pinned (readers) or as the writer. */
-    public UnsafeBuffer buffer()
+    public AtomicBuffer buffer()
     {
         return memory.buffer();
     }

@@ -3,7 +3,6 @@ package io.directlog.storage.format;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
-import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 
 /**
@@ -56,7 +55,7 @@ public final class Checksums
             if (bb != null)
             {
                 final ByteBuffer v = view(bb);
-                final int base = (int)(buffer.addressOffset() - BufferUtil.address(bb));
+                final int base = buffer.wrapAdjustment(); // where the buffer starts in bb
                 v.limit(base + index + length).position(base + index);
                 crc.update(v);
             }
@@ -65,7 +64,7 @@ public final class Checksums
                 final byte[] array = buffer.byteArray();
                 if (array != null)
                 {
-                    final int base = (int)(buffer.addressOffset() - BufferUtil.ARRAY_BASE_OFFSET);
+                    final int base = buffer.wrapAdjustment();
                     crc.update(array, base + index, length);
                 }
                 else

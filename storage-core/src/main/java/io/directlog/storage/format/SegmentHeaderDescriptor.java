@@ -1,7 +1,7 @@
 package io.directlog.storage.format;
 
 import org.agrona.BitUtil;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * Layout of a segment's first block (format version 3; version 2 is still read). The header is written by the
@@ -120,7 +120,7 @@ public final class SegmentHeaderDescriptor
      * @param created     epoch ms.
      * @param flags       {@link #FLAG_RECYCLED} or 0.
      */
-    public static void write(final UnsafeBuffer buffer, final long logId, final long baseOffset, final long sequence,
+    public static void write(final AtomicBuffer buffer, final long logId, final long baseOffset, final long sequence,
         final int segmentSize, final int blockSize, final long created, final int flags)
     {
         buffer.setMemory(0, LENGTH, (byte)0);
@@ -149,7 +149,7 @@ public final class SegmentHeaderDescriptor
      * @param created     epoch ms.
      * @param holeFrom    where the previous segment's records end: below {@code baseOffset}.
      */
-    public static void writeAfterHole(final UnsafeBuffer buffer, final long logId, final long baseOffset,
+    public static void writeAfterHole(final AtomicBuffer buffer, final long logId, final long baseOffset,
         final long sequence, final int segmentSize, final int blockSize, final long created, final long holeFrom)
     {
         if (holeFrom < 0 || holeFrom >= baseOffset)
@@ -165,7 +165,7 @@ public final class SegmentHeaderDescriptor
      * @param buffer a segment's first block with a valid header.
      * @return where the hole before the segment starts, or -1 when its offsets follow on from the previous one's.
      */
-    public static long holeFrom(final UnsafeBuffer buffer)
+    public static long holeFrom(final AtomicBuffer buffer)
     {
         return (flags(buffer) & FLAG_HOLE_BEFORE) != 0 ? buffer.getLong(HOLE_FROM_OFFSET) : -1;
     }
@@ -174,7 +174,7 @@ public final class SegmentHeaderDescriptor
      * @param buffer a segment's first block.
      * @return true when every byte of the block is zero: a prepared segment the writer has not taken.
      */
-    public static boolean isBlank(final UnsafeBuffer buffer)
+    public static boolean isBlank(final AtomicBuffer buffer)
     {
         for (int i = 0; i < LENGTH; i += 8)
         {
@@ -190,7 +190,7 @@ public final class SegmentHeaderDescriptor
      * @param buffer a segment's first block with a valid header.
      * @return its flags: 0 for version 2.
      */
-    public static int flags(final UnsafeBuffer buffer)
+    public static int flags(final AtomicBuffer buffer)
     {
         return buffer.getInt(VERSION_OFFSET) == VERSION_2 ? 0 : buffer.getInt(FLAGS_OFFSET);
     }
@@ -199,7 +199,7 @@ public final class SegmentHeaderDescriptor
      * @param buffer a segment's first block.
      * @return null when the header is valid, else what is wrong with it.
      */
-    public static String validate(final UnsafeBuffer buffer)
+    public static String validate(final AtomicBuffer buffer)
     {
         if (buffer.getLong(MAGIC_OFFSET) != MAGIC)
         {
@@ -243,7 +243,7 @@ public final class SegmentHeaderDescriptor
         return null;
     }
 
-    private static String validateHole(final UnsafeBuffer buffer)
+    private static String validateHole(final AtomicBuffer buffer)
     {
         if (buffer.getInt(HOLE_CRC_OFFSET) != Checksums.crc32c(buffer, 0, HOLE_CRC_OFFSET))
         {

@@ -1,7 +1,10 @@
 package io.directlog.storage.internal;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.Set;
 
 import io.directlog.nativeio.BlockDeviceInfo;
 import io.directlog.nativeio.DirectIoProbe;
@@ -14,12 +17,14 @@ import io.directlog.storage.StorageException;
 import io.directlog.storage.StoreConfig;
 import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.io.BufferedBlockIo;
+import io.directlog.storage.io.JdkDirectBlockIo;
 import io.directlog.storage.io.NativeBlockIo;
 
 /**
  * Chooses the I/O layer for a store's directory and describes the device under it: O_DIRECT where a real
- * aligned write and read-back succeed there, else the buffered fallback (with one warning), and whether
- * overwrites stay in place (not on btrfs, zfs, or a filesystem the probe cannot name).
+ * aligned write and read-back succeed there (through the native layer, or through the JDK alone when the JVM
+ * was started without the options the native layer needs), else the buffered fallback (with one warning), and
+ * whether overwrites stay in place (not on btrfs, zfs, or a filesystem the probe cannot name).
  *
  * @param io         the chosen I/O layer.
  * @param deviceInfo what was found.
@@ -63,7 +68,7 @@ record IoSelection(BlockIo io, DeviceInfo deviceInfo)
         }
         if (probe.direct)
         {
-            return new NativeBlockIo(probe.alignment);
+            return probe.jdkDirect ? new JdkDirectBlockIo(probe.alignment) : new NativeBlockIo(probe.alignment);
         }
         if (config.allowBufferedFallback())
         {
@@ -93,6 +98,11 @@ record IoSelection(BlockIo io, DeviceInfo deviceInfo)
         private int physicalBlockSize;
         private boolean direct;
         private int alignment = BlockIo.MIN_BLOCK_ALIGNMENT;
+        /** Filesystems, by the JDK's names for them, whose overwrites stay in place (not btrfs, zfs, bcachefs). */
+        private static final Set<String> IN_PLACE_FILESYSTEMS =
+            Set.of("ext2", "ext3", "ext4", "xfs", "f2fs", "tmpfs", "overlay", "nfs", "nfs4");
+        /** O_DIRECT through the JDK ({@link JdkDirectBlockIo}) rather than the native layer. */
+        private boolean jdkDirect;
         /** Why O_DIRECT is not used, or null when it is. */
         private String whyNotDirect;
         /** The probe's reason when its write found the filesystem full, else null. */
@@ -120,6 +130,14 @@ record IoSelection(BlockIo io, DeviceInfo deviceInfo)
                     probe.whyNotDirect = "probe failed: " + e.getMessage();
                 }
             }
+            else
+            {
+                probe.readFileSystemType(directory);
+                if (!Boolean.getBoolean(StoreConfig.BUFFERED_IO_PROP_NAME))
+                {
+                    probe.tryJdkDirectIo(directory);
+                }
+            }
             return probe;
         }
 
@@ -141,6 +159,37 @@ record IoSelection(BlockIo io, DeviceInfo deviceInfo)
                 rotational = dev.get().rotational();
                 logicalBlockSize = dev.get().logicalBlockSize();
                 physicalBlockSize = dev.get().physicalBlockSize();
+            }
+        }
+
+        /**
+         * The filesystem's type as the JDK names it (the mount table's), for a JVM the native layer does not run in:
+         * overwrites count as in place only on the filesystems known to keep them there.
+         */
+        private void readFileSystemType(final Path directory)
+        {
+            try
+            {
+                fsType = Files.getFileStore(directory).type();
+                copyOnWrite = !IN_PLACE_FILESYSTEMS.contains(fsType);
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                whyNotDirect = whyNotDirect + "; the filesystem's type is unknown (" + e + ")";
+            }
+        }
+
+        /** The same through the JDK alone, for a JVM the native layer does not run in (see JdkDirectBlockIo). */
+        private void tryJdkDirectIo(final Path directory)
+        {
+            final JdkDirectBlockIo.Probe result = JdkDirectBlockIo.probe(directory);
+            direct = result.supported();
+            jdkDirect = result.supported();
+            alignment = result.supported() ? result.alignment() : alignment;
+            whyNotDirect = result.supported() ? null : whyNotDirect + "; " + result.whyNot();
+            if (result.noSpace())
+            {
+                noSpace = result.whyNot();
             }
         }
 

@@ -14,7 +14,7 @@ import io.directlog.storage.page.PageMemory;
 import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.spi.FileMode;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * The store manifest, {@code <store>/manifest}: every log of a cleanly closed store, written last by the store's
@@ -100,7 +100,7 @@ final class StoreManifest
         final PageMemory memory = PageMemory.allocate((int)padded, alignment);
         try
         {
-            final UnsafeBuffer b = memory.buffer();
+            final AtomicBuffer b = memory.buffer();
             b.putLong(0, MAGIC);
             b.putInt(8, VERSION);
             b.putInt(12, logs.size());
@@ -127,7 +127,7 @@ final class StoreManifest
         }
     }
 
-    private static int putEntry(final UnsafeBuffer b, final int from, final LogFacts f)
+    private static int putEntry(final AtomicBuffer b, final int from, final LogFacts f)
     {
         int at = from;
         final byte[] name = f.name().getBytes(StandardCharsets.US_ASCII);
@@ -196,7 +196,7 @@ final class StoreManifest
         }
     }
 
-    private static Found parse(final UnsafeBuffer b, final int size)
+    private static Found parse(final AtomicBuffer b, final int size)
     {
         if (b.getLong(0) != MAGIC)
         {

@@ -7,10 +7,11 @@ import java.util.concurrent.CompletableFuture;
 import io.directlog.storage.AppendCallback;
 import io.directlog.storage.Durability;
 import io.directlog.storage.RecordTooLargeException;
+import io.directlog.storage.buffer.Buffers;
 import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.writer.CallbackGuard;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * The producer's side of an append: checks its arguments (bad input is refused by name, before anything is
@@ -50,7 +51,7 @@ final class AppendIntake
             throw new NullPointerException("payload");
         }
         final FutureCallback future = new FutureCallback();
-        append(new UnsafeBuffer(payload), 0, payload.length, recordCount, durability, future);
+        append(Buffers.wrap(payload), 0, payload.length, recordCount, durability, future);
         return future;
     }
 
@@ -61,8 +62,8 @@ final class AppendIntake
             throw new NullPointerException("payload");
         }
         final FutureCallback future = new FutureCallback();
-        final UnsafeBuffer view = payload.isDirect() ? new UnsafeBuffer(payload, payload.position(), payload.remaining()) :
-            new UnsafeBuffer(payload.array(), payload.arrayOffset() + payload.position(), payload.remaining());
+        final AtomicBuffer view = payload.isDirect() ? Buffers.wrap(payload, payload.position(), payload.remaining()) :
+            Buffers.wrap(payload.array(), payload.arrayOffset() + payload.position(), payload.remaining());
         append(view, 0, payload.remaining(), 1, durability, future);
         return future;
     }

@@ -3,12 +3,13 @@ package io.directlog.storage.log;
 import java.io.IOException;
 import java.nio.file.Path;
 
+import io.directlog.storage.buffer.Buffers;
 import io.directlog.storage.format.CheckpointDescriptor;
 import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * A log's {@code checkpoint} file: the durable watermark and the clean-shutdown flag, in two alternating slots
@@ -147,7 +148,7 @@ final class Checkpoint implements AutoCloseable
                     {
                         continue;
                     }
-                    final UnsafeBuffer b = new UnsafeBuffer(memory.buffer(), s * block, block);
+                    final AtomicBuffer b = Buffers.wrap(memory.buffer(), s * block, block);
                     if (!CheckpointDescriptor.isValid(b, logId))
                     {
                         continue;
@@ -227,7 +228,7 @@ final class Checkpoint implements AutoCloseable
             memory.zero();
             final int flags = (state.clean() ? CheckpointDescriptor.FLAG_CLEAN : 0) |
                 (state.truncating() ? CheckpointDescriptor.FLAG_TRUNCATING : 0);
-            CheckpointDescriptor.write(new UnsafeBuffer(memory.buffer(), (int)(state.generation() & 1) * block, block),
+            CheckpointDescriptor.write(Buffers.wrap(memory.buffer(), (int)(state.generation() & 1) * block, block),
                 state.generation(), logId, state.sequence(), state.position(), state.offset(),
                 state.lastRecordPosition(), state.lastRecordOffset(), flags, state.startOffset(),
                 state.firstSequence(), state.segmentCount(), state.newestSequence(), state.newestBase(),

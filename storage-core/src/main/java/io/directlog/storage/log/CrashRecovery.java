@@ -17,7 +17,7 @@ import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * Recovery after a crash: from the durable watermark, it fdatasyncs each segment it will trust, verifies the
@@ -50,7 +50,7 @@ final class CrashRecovery extends RecoveryStep
         final CachePage page;
         final BlockFile direct;
         final RecordScanner scanner;
-        UnsafeBuffer buffer;
+        AtomicBuffer buffer;
         SegmentIndex index;
         int from = SegmentHeaderDescriptor.LENGTH;
         long expected;
@@ -275,7 +275,7 @@ final class CrashRecovery extends RecoveryStep
     {
         final Segment segment = scan.segment;
         final RecordScanner scanner = scan.scanner;
-        final UnsafeBuffer buffer = scan.buffer;
+        final AtomicBuffer buffer = scan.buffer;
         final int size = scan.size;
         final RecordScanner.Stop stop = scanner.scan(buffer, scan.from, size, scan.expected, recordLogId, scan.index,
             0, size);
@@ -517,7 +517,7 @@ final class CrashRecovery extends RecoveryStep
         final Segment segment = scan.segment;
         final int size = scan.size;
         final int cut = scan.cut;
-        final UnsafeBuffer buffer = scan.page.buffer();
+        final AtomicBuffer buffer = scan.page.buffer();
         final long fileSize = scan.direct.size();
         final int gapEnd = RecordDescriptor.gapEnd(cut, segment.blockSize());
         final boolean gapClean = RecordScanner.isGap(buffer, cut, gapEnd) && fileSize >= gapEnd;

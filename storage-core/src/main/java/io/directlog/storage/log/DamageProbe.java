@@ -1,7 +1,7 @@
 package io.directlog.storage.log;
 
 import io.directlog.storage.format.RecordDescriptor;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * What recovery reads in the bytes after damage, without I/O: valid records of this log after it, bytes a
@@ -28,7 +28,7 @@ final class DamageProbe
      * @return the valid records of this log at 8-byte positions after {@code from} whose offsets are at least
      * {@code expectedOffset} (both fields -1 when there is none).
      */
-    static ValidAfter validRecordAfter(final UnsafeBuffer buffer, final int from, final int size,
+    static ValidAfter validRecordAfter(final AtomicBuffer buffer, final int from, final int size,
         final long expectedOffset, final int recordLogId, final int blockSize)
     {
         final RecordScanner probe = new RecordScanner(blockSize);
@@ -70,7 +70,7 @@ final class DamageProbe
      * @return the highest end offset of this segment's marks at or after {@code from} that lies above
      *     {@code endOffset}, or -1 when there is none.
      */
-    static long markEndAfter(final UnsafeBuffer buffer, final int from, final int size, final long baseOffset,
+    static long markEndAfter(final AtomicBuffer buffer, final int from, final int size, final long baseOffset,
         final long endOffset, final int blockSize)
     {
         long found = -1;
@@ -96,7 +96,7 @@ final class DamageProbe
      * A header carrying this log's id and the expected offset is this segment's record, whatever failed. At a block
      * boundary, or at a sector boundary a torn write may not have reached, stale bytes are possible: not provable.
      */
-    static boolean writtenHere(final UnsafeBuffer buffer, final int at, final int size, final int blockSize,
+    static boolean writtenHere(final AtomicBuffer buffer, final int at, final int size, final int blockSize,
         final long expectedOffset, final int recordLogId)
     {
         if (at + RecordDescriptor.HEADER_LENGTH <= size &&
@@ -131,7 +131,7 @@ final class DamageProbe
      * @param blockSize the segment's block size.
      * @return true when bytes of that record went with the file's end.
      */
-    static boolean runsPastFileEnd(final UnsafeBuffer buffer, final int at, final long fileSize, final int blockSize)
+    static boolean runsPastFileEnd(final AtomicBuffer buffer, final int at, final long fileSize, final int blockSize)
     {
         if ((long)(at / blockSize + 1) * blockSize >= fileSize)
         {
@@ -150,7 +150,7 @@ final class DamageProbe
      * first record of the write (the cut) up to the sector boundary. A bit flip, random garbage or a misdirected
      * block leaves no such sector: valid records after that are corruption.
      */
-    static boolean looksTorn(final UnsafeBuffer buffer, final int cut, final int next)
+    static boolean looksTorn(final AtomicBuffer buffer, final int cut, final int next)
     {
         final int sector = SECTOR_LENGTH;
         final int boundary = (cut + sector - 1) / sector * sector;

@@ -9,7 +9,7 @@ import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * Persists and loads a segment's index as {@code <seq>.idx} (layout in {@link IndexFileDescriptor}). Written to
@@ -68,7 +68,7 @@ final class IndexFile
         final PageMemory memory = PageMemory.allocate(length, block);
         try
         {
-            final UnsafeBuffer b = memory.buffer();
+            final AtomicBuffer b = memory.buffer();
             b.setMemory(0, length, (byte)0);
             b.putLong(IndexFileDescriptor.MAGIC_OFFSET, IndexFileDescriptor.MAGIC);
             b.putInt(IndexFileDescriptor.VERSION_OFFSET, IndexFileDescriptor.VERSION);
@@ -143,7 +143,7 @@ final class IndexFile
             try
             {
                 final int read = f.read(memory.byteBuffer(), 0, (int)size, 0);
-                final UnsafeBuffer b = memory.buffer();
+                final AtomicBuffer b = memory.buffer();
                 final int n = b.getInt(IndexFileDescriptor.COUNT_OFFSET);
                 if (read < size || b.getLong(IndexFileDescriptor.MAGIC_OFFSET) != IndexFileDescriptor.MAGIC ||
                     b.getInt(IndexFileDescriptor.VERSION_OFFSET) != IndexFileDescriptor.VERSION || n < 0 ||

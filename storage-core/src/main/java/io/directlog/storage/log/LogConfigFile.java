@@ -16,7 +16,7 @@ import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * A log's settings ({@link LogConfig}), in the 4 KiB file {@code log.config} beside its data, so that a log
@@ -81,7 +81,7 @@ public final class LogConfigFile
         final PageMemory block = PageMemory.allocate(LENGTH, Math.max(io.alignment(), 4096));
         try
         {
-            final UnsafeBuffer b = block.buffer();
+            final AtomicBuffer b = block.buffer();
             b.putLong(0, MAGIC);
             b.putInt(8, VERSION);
             b.putInt(12, body.length);
@@ -120,7 +120,7 @@ public final class LogConfigFile
         try (BlockFile f = io.open(path, FileMode.READ, false))
         {
             final int n = f.read(block.byteBuffer(), 0, LENGTH, 0);
-            final UnsafeBuffer b = block.buffer();
+            final AtomicBuffer b = block.buffer();
             final int length = n >= BODY_OFFSET ? b.getInt(12) : -1;
             if (n < BODY_OFFSET + 4 || b.getLong(0) != MAGIC || length < 0 || BODY_OFFSET + length + 4 > n ||
                 b.getInt(BODY_OFFSET + length) != Checksums.crc32c(b, 0, BODY_OFFSET + length))

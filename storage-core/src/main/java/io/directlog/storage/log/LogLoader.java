@@ -20,7 +20,7 @@ import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * Opens a log directory: creates it, or reads its segment headers, its checkpoint, and recovers its scope.tail.
@@ -254,7 +254,7 @@ final class LogLoader
                 {
                     f.read(header.byteBuffer(), 0, SegmentHeaderDescriptor.LENGTH, 0);
                 }
-                final UnsafeBuffer h = header.buffer();
+                final AtomicBuffer h = header.buffer();
                 if (SegmentHeaderDescriptor.isBlank(h))
                 {
                     headers.blank.add(e.getKey());
@@ -480,7 +480,7 @@ final class LogLoader
                 {
                     f.read(header.byteBuffer(), 0, SegmentHeaderDescriptor.LENGTH, 0);
                 }
-                final UnsafeBuffer h = header.buffer();
+                final AtomicBuffer h = header.buffer();
                 if (SegmentHeaderDescriptor.isBlank(h) || SegmentHeaderDescriptor.validate(h) != null)
                 {
                     continue;

@@ -9,7 +9,7 @@ import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * A log's identity, in the 4 KiB file {@code log.meta}, written once when the log is created:
@@ -54,7 +54,7 @@ public record LogMeta(long logId, int segmentSize, long created)
         final PageMemory block = PageMemory.allocate(LENGTH, Math.max(io.alignment(), 4096));
         try
         {
-            final UnsafeBuffer b = block.buffer();
+            final AtomicBuffer b = block.buffer();
             b.putLong(0, MAGIC);
             b.putInt(8, VERSION);
             b.putInt(12, segmentSize);
@@ -89,7 +89,7 @@ public record LogMeta(long logId, int segmentSize, long created)
         try (BlockFile f = io.open(path, FileMode.READ, false))
         {
             final int n = f.read(block.byteBuffer(), 0, LENGTH, 0);
-            final UnsafeBuffer b = block.buffer();
+            final AtomicBuffer b = block.buffer();
             if (n < 36 || b.getLong(0) != MAGIC || b.getInt(32) != Checksums.crc32c(b, 0, 32))
             {
                 throw new CorruptLogException("log '" + name + "': " + path + " is not a valid log.meta file");

@@ -15,7 +15,7 @@ import io.directlog.storage.format.CheckpointDescriptor;
 import io.directlog.storage.format.RecordDescriptor;
 import io.directlog.storage.format.SegmentHeaderDescriptor;
 import io.directlog.storage.page.PageMemory;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * {@link io.directlog.storage.Log#truncateTo(long)}: the caller's side (checks, a command to the writer, the wait)
@@ -46,7 +46,7 @@ final class LogTruncation
     }
 
     /** A record header's place in some buffer. */
-    private record DirectBufferView(UnsafeBuffer buffer, int at)
+    private record DirectBufferView(AtomicBuffer buffer, int at)
     {
     }
 

@@ -3,7 +3,7 @@ package io.directlog.storage.log;
 import io.directlog.storage.format.Checksums;
 import io.directlog.storage.format.RecordDescriptor;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * Lays one record, or the gap after the last record of a flushed block, into a write page (the layout is
@@ -30,7 +30,7 @@ final class RecordEncoder
      * Writes a record of {@code length} body bytes at {@code position}: the header, the body, the checksum, then
      * the length.
      */
-    void write(final UnsafeBuffer buffer, final int position, final long offset, final long timestamp,
+    void write(final AtomicBuffer buffer, final int position, final long offset, final long timestamp,
         final int recordCount, final DirectBuffer source, final int index, final int length)
     {
         final int recordLength = RecordDescriptor.recordLength(length);
@@ -48,7 +48,7 @@ final class RecordEncoder
      * Fills {@code [end, blockEnd)} as a gap: the next record goes at the block boundary (the block is not written
      * again), and the filler tells the gap from sectors a torn write left unwritten (see RecordDescriptor).
      */
-    static void fillGap(final UnsafeBuffer buffer, final int end, final int blockEnd)
+    static void fillGap(final AtomicBuffer buffer, final int end, final int blockEnd)
     {
         if (blockEnd > end)
         {
@@ -70,7 +70,7 @@ final class RecordEncoder
      * @param writeEnd   where the write ends: {@code blockEnd}, or the end of the zero-ahead block after it.
      * @return {@code writeEnd}.
      */
-    static int fillGap(final UnsafeBuffer buffer, final int end, final int blockEnd, final long baseOffset,
+    static int fillGap(final AtomicBuffer buffer, final int end, final int blockEnd, final long baseOffset,
         final long endOffset, final int writeEnd)
     {
         fillGap(buffer, end, blockEnd);

@@ -17,7 +17,7 @@ import io.directlog.storage.spi.BlockFile;
 import io.directlog.storage.spi.BlockIo;
 import io.directlog.storage.spi.FileMode;
 import io.directlog.storage.page.PageMemory;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * What every step of one log's recovery shares: who and where the log is, the {@link RecoveryRules}, the tally
@@ -210,7 +210,7 @@ final class RecoveryScope
     }
 
     /** Counts and logs the non-zero bytes after the end that recovery is about to zero. */
-    void countZeroed(final UnsafeBuffer buffer, final Path path, final int cut, final int size)
+    void countZeroed(final AtomicBuffer buffer, final Path path, final int cut, final int size)
     {
         long nonZero = 0;
         int last = -1;

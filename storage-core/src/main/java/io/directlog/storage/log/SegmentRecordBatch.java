@@ -5,9 +5,10 @@ import java.util.NoSuchElementException;
 
 import io.directlog.storage.Record;
 import io.directlog.storage.RecordBatch;
+import io.directlog.storage.buffer.Buffers;
 import io.directlog.storage.format.RecordDescriptor;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * Whole records in a range of a buffer: a view over a pinned cache page (zero-copy) or over a read buffer the
@@ -31,7 +32,7 @@ final class SegmentRecordBatch implements RecordBatch
     static final boolean CHECKED_VIEWS = Boolean.getBoolean(RecordBatch.CHECKED_VIEWS_PROP_NAME);
     private static final byte[] NO_BYTES = new byte[0];
 
-    static final SegmentRecordBatch EMPTY = new SegmentRecordBatch(new UnsafeBuffer(new byte[0]), 0, 0, 0, -1, null,
+    static final SegmentRecordBatch EMPTY = new SegmentRecordBatch(Buffers.wrap(new byte[0]), 0, 0, 0, -1, null,
         4096, 0);
 
     private final DirectBuffer buffer;
@@ -185,7 +186,7 @@ final class SegmentRecordBatch implements RecordBatch
     /** A flyweight over one record; valid until the iterator moves on, and only until the batch is closed. */
     static final class RecordView implements Record
     {
-        private final UnsafeBuffer payload = new UnsafeBuffer(0, 0);
+        private final AtomicBuffer payload = Buffers.empty();
         private DirectBuffer buffer;
         private int position;
         private int length;

@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 import io.directlog.storage.MemoryBudgetExceededException;
 import io.directlog.storage.cache.CachePage;
 import io.directlog.storage.cache.PageCache;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * The active segment's write page as its writer holds it (issue 18): a growing page (one segment-sized range of
@@ -39,7 +39,7 @@ final class WritePage
     private long markSeen = Long.MIN_VALUE;
     private long markMovedNanos;
     private CachePage page;
-    private UnsafeBuffer buffer;
+    private AtomicBuffer buffer;
     private ByteBuffer bytes;
     /** The writer's copy of the page's charged end: it may write below this without asking the budget. */
     private int chargedEnd;
@@ -84,7 +84,7 @@ final class WritePage
     }
 
     /** @return the page's bytes for the record encoder. */
-    UnsafeBuffer buffer()
+    AtomicBuffer buffer()
     {
         return buffer;
     }

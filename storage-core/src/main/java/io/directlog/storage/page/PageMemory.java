@@ -6,8 +6,9 @@ import java.util.function.BooleanSupplier;
 
 import io.directlog.nativeio.AlignedMemory;
 import io.directlog.nativeio.NativeIo;
+import io.directlog.storage.buffer.Buffers;
 import org.agrona.BufferUtil;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * One block of aligned native memory: a segment's cache page, or a read buffer. Freed explicitly, once.
@@ -24,7 +25,7 @@ public final class PageMemory
     private final AlignedMemory nativeMemory;
     private final ByteBuffer fallback;
     private final ByteBuffer byteBuffer;
-    private final UnsafeBuffer buffer;
+    private final AtomicBuffer buffer;
     private final int size;
     private final boolean growing;
     /**
@@ -54,7 +55,7 @@ public final class PageMemory
         this.size = size;
         this.growing = growing;
         this.charge = charge;
-        this.buffer = new UnsafeBuffer(byteBuffer, 0, size);
+        this.buffer = Buffers.wrap(byteBuffer, 0, size);
     }
 
     /**
@@ -130,7 +131,7 @@ public final class PageMemory
     }
 
     /** @return the bytes as an Agrona buffer (index 0 is the first byte). */
-    public UnsafeBuffer buffer()
+    public AtomicBuffer buffer()
     {
         return buffer;
     }
@@ -280,10 +281,11 @@ public final class PageMemory
             {
                 nativeMemory.close();
             }
-            else
+            else if (Buffers.unsafe())
             {
                 BufferUtil.free(fallback);
             }
+            // else the JVM gives Agrona no Unsafe to free with: the buffer's memory goes with it at a GC
         }
     }
 }

@@ -12,13 +12,14 @@ import io.directlog.storage.AppendTimeoutException;
 import io.directlog.storage.Durability;
 import io.directlog.storage.LogClosedException;
 import io.directlog.storage.StorageException;
+import io.directlog.storage.buffer.Buffers;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.MessageHandler;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
 
@@ -442,7 +443,7 @@ public final class LogWriterAgent implements Agent
             else
             {
                 final byte[] payload = ((WriterQueue.LargeAppend)attachment).payload();
-                client.onAppend(new UnsafeBuffer(payload), 0, payload.length, recordCount, durability, callback);
+                client.onAppend(Buffers.wrap(payload), 0, payload.length, recordCount, durability, callback);
             }
         }
         catch (final Throwable t)

@@ -1,9 +1,9 @@
 package io.directlog.storage.writer;
 
 import io.directlog.storage.AppendCallback;
+import io.directlog.storage.buffer.Buffers;
 import org.agrona.BitUtil;
-import org.agrona.BufferUtil;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
@@ -46,7 +46,7 @@ final class WriterQueue
     static final int ATTACHMENT_SHIFT = 4;
 
     final ManyToOneRingBuffer ring;
-    final UnsafeBuffer buffer;
+    final AtomicBuffer buffer;
     /** Written by the claiming thread before its commit (release), read and cleared by the reader. */
     final Object[] attachments;
     /**
@@ -70,7 +70,7 @@ final class WriterQueue
      */
     WriterQueue(final int capacity)
     {
-        buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+        buffer = Buffers.wrap(Buffers.allocateDirectAligned(
             capacity + RingBufferDescriptor.TRAILER_LENGTH, BitUtil.CACHE_LINE_LENGTH));
         ring = new ManyToOneRingBuffer(buffer);
         attachments = new Object[capacity >> ATTACHMENT_SHIFT];
