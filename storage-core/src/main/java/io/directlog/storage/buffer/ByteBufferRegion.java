@@ -426,11 +426,25 @@ abstract class ByteBufferRegion implements AtomicBuffer
         memory.get(from, dst, offset, length);
     }
 
+    /**
+     * Another buffer of ours copies from this one as {@code UnsafeBuffer} does ({@code putBytes} from this); any
+     * other is given this buffer's memory as a ByteBuffer, since it cannot read this one's (absent) address. The
+     * destination's range is checked first either way, unless it can expand.
+     */
     @Override
     public final void getBytes(final int index, final MutableDirectBuffer dstBuffer, final int dstIndex,
         final int length)
     {
-        dstBuffer.putBytes(dstIndex, this, index, length);
+        if (dstBuffer instanceof ByteBufferRegion)
+        {
+            dstBuffer.putBytes(dstIndex, this, index, length);
+            return;
+        }
+        if (!dstBuffer.isExpandable())
+        {
+            dstBuffer.boundsCheck(dstIndex, length);
+        }
+        dstBuffer.putBytes(dstIndex, memory, at(index, length), length);
     }
 
     @Override
