@@ -32,7 +32,9 @@ import org.agrona.concurrent.AtomicBuffer;
  * <li>A read-only ByteBuffer stays read-only: writes throw {@link java.nio.ReadOnlyBufferException}, and a
  * read-only heap buffer has no {@link #byteArray()} ({@code UnsafeBuffer} writes into both).</li>
  * <li>Bounds are checked even when Agrona's {@code agrona.disable.bounds.checks} property is set.</li>
- * <li>The ASCII "natural" number writers reject a negative value (see {@link TextRegion}).</li>
+ * <li>The ASCII "natural" number writers reject a negative value with an {@link IllegalArgumentException}
+ * ({@code UnsafeBuffer} writes unspecified bytes), and an {@link java.io.IOException} of an {@link Appendable} is
+ * rethrown as an {@link java.io.UncheckedIOException}.</li>
  * </ul>
  * Not thread-safe for wrapping; concurrent access after a wrap, as with {@code UnsafeBuffer}.
  */

@@ -240,6 +240,7 @@ final class RandomSteps
         final byte[] content = new byte[Math.max(0, length) + random.nextInt(12)];
         random.nextBytes(content);
         final boolean unsafeSource = random.nextBoolean();
+        final int selfIndex = index(random, length);
         return b ->
         {
             // the other buffer is of the same kind, except that ours may also copy from an UnsafeBuffer
@@ -249,9 +250,13 @@ final class RandomSteps
             String result;
             try
             {
-                if (variant < 2)
+                if (variant == 0)
                 {
                     b.putBytes(index, (DirectBuffer)outside, other, length);
+                }
+                else if (variant == 1)
+                {
+                    b.putBytes(index, b, selfIndex, length); // overlapping ranges: a move, as memmove
                 }
                 else
                 {
