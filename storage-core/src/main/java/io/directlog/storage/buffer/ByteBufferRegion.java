@@ -38,6 +38,8 @@ abstract class ByteBufferRegion implements AtomicBuffer
     static final VarHandle SHORT = MethodHandles.byteBufferViewVarHandle(short[].class, NATIVE_ORDER);
     static final VarHandle CHAR = MethodHandles.byteBufferViewVarHandle(char[].class, NATIVE_ORDER);
     private static final byte[] EMPTY = new byte[0];
+    /** Shared by every buffer until its first wrap (nothing can be read or written at capacity 0). */
+    private static final ByteBuffer EMPTY_MEMORY = ByteBuffer.wrap(EMPTY);
 
     /** Spans the whole wrapped memory (position 0, limit = capacity, never changed); index 0 is at {@link #base}. */
     ByteBuffer memory;
@@ -59,7 +61,9 @@ abstract class ByteBufferRegion implements AtomicBuffer
 
     ByteBufferRegion()
     {
-        wrap(EMPTY);
+        memory = EMPTY_MEMORY;
+        byteArray = EMPTY;
+        heapLock = EMPTY;
     }
 
     @Override
@@ -145,7 +149,7 @@ abstract class ByteBufferRegion implements AtomicBuffer
 
     private void wrapArray(final byte[] array, final int offset, final int length)
     {
-        if (array != byteArray || memory == null)
+        if (array != byteArray)
         {
             memory = ByteBuffer.wrap(array); // allocated only when the array changes
         }
