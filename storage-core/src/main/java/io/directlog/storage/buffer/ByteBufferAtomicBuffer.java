@@ -285,7 +285,8 @@ public final class ByteBufferAtomicBuffer extends TextRegion
     public long addLongRelease(final int index, final long increment)
     {
         final int at = atomicAt(index, SIZE_OF_LONG);
-        return null == heapLock ? (long)LONG.getAndAddRelease(memory, at, increment) : HeapAtomics.getAndAddLong(heapLock, memory, at, increment);
+        return null == heapLock ? (long)LONG.getAndAddRelease(memory, at, increment) :
+            HeapAtomics.getAndAddLong(heapLock, memory, at, increment);
     }
 
     @Override
@@ -322,28 +323,32 @@ public final class ByteBufferAtomicBuffer extends TextRegion
     public boolean compareAndSetLong(final int index, final long expectedValue, final long updateValue)
     {
         final int at = atomicAt(index, SIZE_OF_LONG);
-        return null == heapLock ? LONG.compareAndSet(memory, at, expectedValue, updateValue) : HeapAtomics.compareAndExchangeLong(heapLock, memory, at, expectedValue, updateValue) == expectedValue;
+        return null == heapLock ? LONG.compareAndSet(memory, at, expectedValue, updateValue) :
+            HeapAtomics.compareAndExchangeLong(heapLock, memory, at, expectedValue, updateValue) == expectedValue;
     }
 
     @Override
     public long compareAndExchangeLong(final int index, final long expectedValue, final long updateValue)
     {
         final int at = atomicAt(index, SIZE_OF_LONG);
-        return null == heapLock ? (long)LONG.compareAndExchange(memory, at, expectedValue, updateValue) : HeapAtomics.compareAndExchangeLong(heapLock, memory, at, expectedValue, updateValue);
+        return null == heapLock ? (long)LONG.compareAndExchange(memory, at, expectedValue, updateValue) :
+            HeapAtomics.compareAndExchangeLong(heapLock, memory, at, expectedValue, updateValue);
     }
 
     @Override
     public long getAndSetLong(final int index, final long value)
     {
         final int at = atomicAt(index, SIZE_OF_LONG);
-        return null == heapLock ? (long)LONG.getAndSet(memory, at, value) : HeapAtomics.getAndSetLong(heapLock, memory, at, value);
+        return null == heapLock ? (long)LONG.getAndSet(memory, at, value) :
+            HeapAtomics.getAndSetLong(heapLock, memory, at, value);
     }
 
     @Override
     public long getAndAddLong(final int index, final long delta)
     {
         final int at = atomicAt(index, SIZE_OF_LONG);
-        return null == heapLock ? (long)LONG.getAndAdd(memory, at, delta) : HeapAtomics.getAndAddLong(heapLock, memory, at, delta);
+        return null == heapLock ? (long)LONG.getAndAdd(memory, at, delta) :
+            HeapAtomics.getAndAddLong(heapLock, memory, at, delta);
     }
 
     @Override
@@ -404,7 +409,8 @@ public final class ByteBufferAtomicBuffer extends TextRegion
     public int addIntRelease(final int index, final int increment)
     {
         final int at = atomicAt(index, SIZE_OF_INT);
-        return null == heapLock ? (int)INT.getAndAddRelease(memory, at, increment) : HeapAtomics.getAndAddInt(heapLock, memory, at, increment);
+        return null == heapLock ? (int)INT.getAndAddRelease(memory, at, increment) :
+            HeapAtomics.getAndAddInt(heapLock, memory, at, increment);
     }
 
     @Override
@@ -441,28 +447,32 @@ public final class ByteBufferAtomicBuffer extends TextRegion
     public boolean compareAndSetInt(final int index, final int expectedValue, final int updateValue)
     {
         final int at = atomicAt(index, SIZE_OF_INT);
-        return null == heapLock ? INT.compareAndSet(memory, at, expectedValue, updateValue) : HeapAtomics.compareAndExchangeInt(heapLock, memory, at, expectedValue, updateValue) == expectedValue;
+        return null == heapLock ? INT.compareAndSet(memory, at, expectedValue, updateValue) :
+            HeapAtomics.compareAndExchangeInt(heapLock, memory, at, expectedValue, updateValue) == expectedValue;
     }
 
     @Override
     public int compareAndExchangeInt(final int index, final int expectedValue, final int updateValue)
     {
         final int at = atomicAt(index, SIZE_OF_INT);
-        return null == heapLock ? (int)INT.compareAndExchange(memory, at, expectedValue, updateValue) : HeapAtomics.compareAndExchangeInt(heapLock, memory, at, expectedValue, updateValue);
+        return null == heapLock ? (int)INT.compareAndExchange(memory, at, expectedValue, updateValue) :
+            HeapAtomics.compareAndExchangeInt(heapLock, memory, at, expectedValue, updateValue);
     }
 
     @Override
     public int getAndSetInt(final int index, final int value)
     {
         final int at = atomicAt(index, SIZE_OF_INT);
-        return null == heapLock ? (int)INT.getAndSet(memory, at, value) : HeapAtomics.getAndSetInt(heapLock, memory, at, value);
+        return null == heapLock ? (int)INT.getAndSet(memory, at, value) :
+            HeapAtomics.getAndSetInt(heapLock, memory, at, value);
     }
 
     @Override
     public int getAndAddInt(final int index, final int delta)
     {
         final int at = atomicAt(index, SIZE_OF_INT);
-        return null == heapLock ? (int)INT.getAndAdd(memory, at, delta) : HeapAtomics.getAndAddInt(heapLock, memory, at, delta);
+        return null == heapLock ? (int)INT.getAndAdd(memory, at, delta) :
+            HeapAtomics.getAndAddInt(heapLock, memory, at, delta);
     }
 
     @Override
