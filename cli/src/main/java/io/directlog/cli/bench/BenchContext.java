@@ -6,11 +6,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.locks.LockSupport;
 
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 import io.directlog.storage.AppendWaiter;
 import io.directlog.storage.Durability;
 import io.directlog.storage.Log;
+import io.directlog.storage.buffer.Buffers;
 
 /**
  * What every scenario of one run shares: the run's directory, the timing, the progress stream, and the O_DIRECT
@@ -151,7 +152,7 @@ final class BenchContext
      */
     void settle(final Log log, final Durability durability)
     {
-        final UnsafeBuffer record = new UnsafeBuffer(new byte[PRIMING_RECORD_BYTES]);
+        final AtomicBuffer record = Buffers.wrap(new byte[PRIMING_RECORD_BYTES]); // works in a JVM without options too
         new AppendWaiter().append(log, record, 0, PRIMING_RECORD_BYTES, durability);
         settle();
     }
