@@ -45,6 +45,65 @@ class ReadAheadTest
         }
     }
 
+    /**
+     * Issue 21's catch-up through the broker, scaled down: one reader takes an eighth of a segment of each of 16
+     * cold logs in turn (a Fetch of 16 partitions), and the segments read-ahead would keep ahead of every log (16 x
+     * 8) are four times the budget. Read-ahead holds at most its bytes for the whole store until a reader reaches
+     * them, so the disk gives each byte about once; with only its queue bounded it paged in ahead of every log,
+     * evicted what other logs' readers had not reached yet and read it again (4-5x here before the fix).
+     */
+    @Test
+    void readerOfManyLogsInTurnReadsEachByteOffTheDiskAboutOnce() throws Exception
+    {
+        final int logs = 16;
+        final Path dir = TestDirs.create("read-ahead-many");
+        final StoreConfig config = TestStores.store(dir, TestStores.log(Durability.MEMORY).build())
+            .memoryBudget(32L * SEGMENT).readAheadBytes(8L * SEGMENT).build();
+        try (LogStore store = LogStore.open(config))
+        {
+            for (int i = 0; i < logs; i++)
+            {
+                final Log log = store.log("m" + i);
+                while (log.stats().segmentRolls() < SEGMENTS)
+                {
+                    log.append(TestStores.payloadUpTo(SEED, log.endOffset(), PAYLOAD), Durability.MEMORY);
+                }
+                log.append(new byte[1], Durability.MEMORY).get(10, TimeUnit.SECONDS);
+            }
+        }
+        try (LogStore store = LogStore.open(config))
+        {
+            final Log[] all = new Log[logs];
+            final long[] next = new long[logs];
+            for (int i = 0; i < logs; i++)
+            {
+                all[i] = store.log("m" + i);
+                next[i] = all[i].startOffset();
+            }
+            final long stored = (long)logs * SEGMENTS * SEGMENT; // the rolled segments; the active ones hold a record
+            final long diskBefore = store.cacheStats().bytesReadFromDisk();
+            boolean more = true;
+            while (more)
+            {
+                more = false;
+                for (int i = 0; i < logs; i++)
+                {
+                    if (next[i] < all[i].visibleEndOffset())
+                    {
+                        try (RecordBatch batch = all[i].read(next[i], SEGMENT / 8))
+                        {
+                            next[i] = batch.nextOffset();
+                        }
+                        more = true;
+                    }
+                }
+            }
+            final long disk = store.cacheStats().bytesReadFromDisk() - diskBefore;
+            assertTrue(disk <= stored * 3 / 2, "read " + disk + " bytes off the disk for " + stored + " stored: " +
+                store.cacheStats());
+        }
+    }
+
     @Test
     void noReadAheadWhenTurnedOff() throws Exception
     {

@@ -140,7 +140,7 @@ public final class BrokerBenchCommand implements Command
             }
             return;
         }
-        try (BrokerUnderTest node = running.node())
+        try (running; BrokerUnderTest node = running.node())
         {
             progress(String.format(Locale.ROOT, "%s ready in %.1f s: %s", system, (System.nanoTime() - t0) / 1e9,
                 node));
@@ -210,13 +210,13 @@ public final class BrokerBenchCommand implements Command
             {
                 final DirectLogNode n = DirectLogNode.start(parent != null ? parent :
                     Files.createTempDirectory("directlog-node-"), parent == null, withDirect(BROKER_JVM_OPTIONS));
-                return new Running(n, List.of(n.pid()));
+                return new Running(n, List.of(n.pid()), parent);
             }
             case BrokerTargets.DIRECTLOG_RF3 ->
             {
                 final DirectLogCluster c = DirectLogCluster.start(parent, BrokerPhase.REPLICAS,
                     "replicated:" + BrokerPhase.PARTITIONS, Main.class.getName(), withDirect(BROKER_JVM_OPTIONS));
-                return new Running(c, c.pids());
+                return new Running(c, c.pids(), parent);
             }
             case BrokerTargets.KAFKA_RF3 ->
             {
@@ -225,12 +225,12 @@ public final class BrokerBenchCommand implements Command
                 final KafkaNode.Config config = kafkaConfig(parent).startTimeout(CLUSTER_START_TIMEOUT)
                     .brokerProperty("min.insync.replicas", BrokerPhase.MIN_INSYNC_REPLICAS);
                 final KafkaCluster c = KafkaCluster.start(config, BrokerPhase.REPLICAS);
-                return new Running(c, c.pids());
+                return new Running(c, c.pids(), parent);
             }
             default ->
             {
                 final KafkaNode n = KafkaNode.start(kafkaConfig(parent));
-                return new Running(n, List.of(n.pid()));
+                return new Running(n, List.of(n.pid()), parent);
             }
         }
     }
@@ -311,8 +311,33 @@ public final class BrokerBenchCommand implements Command
     }
 
     /** A started system: what clients connect to, and every process whose CPU counts. */
-    private record Running(BrokerUnderTest node, List<Long> pids)
+    /**
+     * A started system and, with --dir, the data directory made for it under DIR.
+     *
+     * @param dataDir deleted once the system stopped (it holds every byte the run wrote: 4-5 GiB per catch-up
+     *                run at 2 GiB, so a few runs kept filled the disk), or null.
+     */
+    private record Running(BrokerUnderTest node, List<Long> pids, Path dataDir) implements AutoCloseable
     {
+        @Override
+        public void close()
+        {
+            if (dataDir == null || !Files.exists(dataDir))
+            {
+                return;
+            }
+            try (java.util.stream.Stream<Path> paths = Files.walk(dataDir))
+            {
+                for (final Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList())
+                {
+                    Files.deleteIfExists(p);
+                }
+            }
+            catch (final java.io.IOException | java.io.UncheckedIOException e)
+            {
+                System.err.println("bench-broker: could not delete " + dataDir + ": " + e.getMessage());
+            }
+        }
     }
 
     /** The Kafka throughputs of this run that set the open-loop rates of the systems after them. */

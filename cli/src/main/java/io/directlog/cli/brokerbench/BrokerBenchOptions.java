@@ -20,12 +20,15 @@ import io.directlog.cli.UsageException;
  * @param plotDir   where to write the pictures (SVG), or null for none.
  * @param from      a run's JSON to report instead of running, or null.
  * @param help      whether to print the usage and stop.
+ * @param backlogMib the catch-up backlog in MiB, or 0 for the default of the run's length (2 GiB, 64 MiB quick).
  */
 record BrokerBenchOptions(boolean quick, Path jsonFile, List<String> scenarios, List<String> systems, double rate,
-                          Path dir, Path plotDir, Path from, boolean help)
+                          Path dir, Path plotDir, Path from, boolean help, long backlogMib)
 {
     /** The scenario that runs on the three-node systems only; every other runs on the single brokers only. */
     static final String REPLICATED = "replicated";
+    /** The largest --backlog: 64 GiB. */
+    static final long MAX_BACKLOG_MIB = 64L << 10;
     static final List<String> SCENARIOS = List.of("max-throughput", "fixed-rate", "many-partitions", "catch-up",
         REPLICATED);
     static final List<String> SYSTEMS = List.of(BrokerTargets.KAFKA, BrokerTargets.KAFKA_FSYNC,
@@ -47,7 +50,10 @@ record BrokerBenchOptions(boolean quick, Path jsonFile, List<String> scenarios, 
         "  --systems S[,S]       systems to run, from kafka, kafka-fsync, directlog (single brokers) and kafka-rf3,",
         "                        directlog-rf3 (three nodes each, for the replicated scenario); default: all five",
         "  --rate MSGS           the fixed rate in records/s (default: 50% of kafka's max-throughput in this run)",
-        "  --dir DIR             parent of the brokers' data directories (default: java.io.tmpdir)",
+        "  --backlog MIB         the catch-up backlog in MiB (default 2048; 64 with --quick): with --quick, a backlog",
+        "                        over the broker's 512 MiB page budget gives a short run whose read goes to the disk",
+        "  --dir DIR             parent of the brokers' data directories, each deleted when its broker stopped",
+        "                        (default: java.io.tmpdir)",
         "  --json FILE           also write one JSON object per row and line to FILE",
         "  --plot DIR            also write the pictures to DIR: MB/s per system, latency percentile curves (SVG)",
         "  --from FILE           run nothing: print the table of a run's JSON (and --plot its pictures)",
@@ -69,6 +75,7 @@ record BrokerBenchOptions(boolean quick, Path jsonFile, List<String> scenarios, 
         List<String> scenarios = SCENARIOS;
         List<String> systems = SYSTEMS;
         double rate = 0;
+        long backlog = 0;
         Path dir = null;
         Path plot = null;
         Path from = null;
@@ -79,7 +86,7 @@ record BrokerBenchOptions(boolean quick, Path jsonFile, List<String> scenarios, 
             {
                 case "--help", "-h" ->
                 {
-                    return new BrokerBenchOptions(false, null, SCENARIOS, SYSTEMS, 0, null, null, null, true);
+                    return new BrokerBenchOptions(false, null, SCENARIOS, SYSTEMS, 0, null, null, null, true, 0);
                 }
                 case "--quick" -> quick = line.flag();
                 case "--json" -> json = Path.of(line.value());
@@ -96,11 +103,19 @@ record BrokerBenchOptions(boolean quick, Path jsonFile, List<String> scenarios, 
                         throw new UsageException("--rate must be a positive number of records/s, not " + rate);
                     }
                 }
+                case "--backlog" ->
+                {
+                    backlog = line.longValue("a positive number of MiB");
+                    if (backlog <= 0 || backlog > MAX_BACKLOG_MIB)
+                    {
+                        throw new UsageException("--backlog must be 1 to " + MAX_BACKLOG_MIB + " MiB, not " + backlog);
+                    }
+                }
                 default -> throw line.unknown();
             }
         }
         final BrokerBenchOptions options = new BrokerBenchOptions(quick, json, scenarios, systems, rate, dir, plot,
-            from, false);
+            from, false, backlog);
         if (from == null && systems.stream().allMatch(s -> options.scenariosFor(s).isEmpty()))
         {
             throw new UsageException("nothing to run: scenarios " + scenarios + " on systems " + systems + " (" +
@@ -148,16 +163,23 @@ record BrokerBenchOptions(boolean quick, Path jsonFile, List<String> scenarios, 
         return quick ? Duration.ofSeconds(6) : Duration.ofSeconds(60);
     }
 
-    /** @return the catch-up backlog in bytes: 2 GiB, or 64 MiB with --quick. */
+    /** @return the catch-up backlog in bytes: --backlog, else 2 GiB, or 64 MiB with --quick. */
     long backlogBytes()
     {
+        if (backlogMib > 0)
+        {
+            return backlogMib << 20;
+        }
         return quick ? 64L << 20 : 2L << 30;
     }
 
-    /** @return the longest the catch-up read may take. */
+    /** @return the longest the catch-up read may take: the run's default, or longer for a backlog given. */
     Duration readLimit()
     {
-        return quick ? Duration.ofSeconds(20) : Duration.ofMinutes(5);
+        final Duration byLength = quick ? Duration.ofSeconds(20) : Duration.ofMinutes(5);
+        // a backlog read at 10 MB/s or faster finishes within the limit
+        final Duration byBacklog = Duration.ofSeconds(backlogBytes() / 10_000_000L);
+        return byBacklog.compareTo(byLength) > 0 ? byBacklog : byLength;
     }
 
     private static List<String> names(final String value, final List<String> known, final String option)

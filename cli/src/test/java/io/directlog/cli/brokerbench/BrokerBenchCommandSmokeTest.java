@@ -42,5 +42,10 @@ class BrokerBenchCommandSmokeTest
         assertTrue(lines.get(0).contains("\"percentilesMs\":{\"50\":"), lines.get(0));
         assertTrue(Files.readString(dir.resolve("pictures/throughput-max-throughput.svg"))
             .contains("data-system=\"directlog\""));
+        // the broker's data directory under --dir went with the broker: runs kept there filled the disk
+        try (java.util.stream.Stream<Path> left = Files.list(dir.resolve("brokers")))
+        {
+            assertEquals(List.of(), left.toList());
+        }
     }
 }

@@ -128,6 +128,11 @@ class BrokerBenchReportTest
         assertEquals(List.of("max-throughput", "catch-up"), o.scenarios());
         assertEquals(List.of("kafka", "directlog"), o.systems());
         assertEquals(64L << 20, o.backlogBytes());
+        final BrokerBenchOptions big = BrokerBenchOptions.parse(new String[] {"--quick", "--backlog", "1024"});
+        assertEquals(1L << 30, big.backlogBytes());
+        assertEquals(java.time.Duration.ofSeconds(107), big.readLimit());
+        assertThrows(io.directlog.cli.UsageException.class,
+            () -> BrokerBenchOptions.parse(new String[] {"--backlog", "0"}));
         assertThrows(io.directlog.cli.UsageException.class,
             () -> BrokerBenchOptions.parse(new String[] {"--only", "nope"}));
         assertThrows(io.directlog.cli.UsageException.class,

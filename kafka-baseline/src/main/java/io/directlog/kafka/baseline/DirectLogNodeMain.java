@@ -15,6 +15,11 @@ public final class DirectLogNodeMain
 {
     /** The line prefix the parent waits for; the bootstrap address follows it. */
     public static final String LISTENING_MARKER = "DIRECTLOG-NODE-LISTENING ";
+    /**
+     * A system property naming a port for the broker's Prometheus endpoint (none without it): a profile of a
+     * bench-broker run reads the engine's counters there (e.g. through {@code DIRECTLOG_BROKER_JAVA_OPTS}).
+     */
+    public static final String METRICS_PORT_PROPERTY = "directlog.node.metricsPort";
 
     private DirectLogNodeMain()
     {
@@ -32,7 +37,7 @@ public final class DirectLogNodeMain
             System.exit(2);
         }
         final KafkaBroker broker = KafkaBroker.start(BrokerConfig.builder(Path.of(args[0]).toAbsolutePath())
-            .host("127.0.0.1").port(0).build());
+            .host("127.0.0.1").port(0).metricsPort(Integer.getInteger(METRICS_PORT_PROPERTY, -1)).build());
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {

@@ -174,6 +174,12 @@ public final class StoreEngine implements LogStore
         return readAhead.requests();
     }
 
+    /** @return times a thread that needed memory (a writer, mostly) parked for readers' pins to go. */
+    long cachePinWaits()
+    {
+        return cache.pinWaits();
+    }
+
     /** @return the open logs. */
     Map<String, DefaultLog> openLogs()
     {

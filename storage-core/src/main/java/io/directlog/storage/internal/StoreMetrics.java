@@ -166,6 +166,7 @@ final class StoreMetrics implements AutoCloseable, LogEvents
         counter("directlog.cache.page.ins", store, s -> s.cacheStats().pageIns());
         counter("directlog.cache.evictions", store, s -> s.cacheStats().evictions());
         counter("directlog.cache.read.aheads", store, StoreEngine::readAheadRequests);
+        counter("directlog.cache.pin.waits", store, StoreEngine::cachePinWaits);
         counter("directlog.cache.disk.read.bytes", store, s -> s.cacheStats().bytesReadFromDisk());
         gauge("directlog.cache.hit.ratio", store, s -> s.cacheStats().hitRatio());
         gauge("directlog.cache.pinned.pages", store, s -> s.cacheStats().pinnedPages());

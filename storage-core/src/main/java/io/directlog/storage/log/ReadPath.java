@@ -111,6 +111,7 @@ final class ReadPath
         {
             throw new OffsetOutOfRangeException(log.name(), offset, log.startOffset(), end);
         }
+        context.readAhead().reached(segment);
         for (int attempt = 0; attempt < 3; attempt++)
         {
             final CachePage page = segment.page();
