@@ -48,23 +48,27 @@ class ReadAheadTest
     /**
      * Issue 21's catch-up through the broker, scaled down: one reader takes an eighth of a segment of each of 16
      * cold logs in turn (a Fetch of 16 partitions), and the segments read-ahead would keep ahead of every log (16 x
-     * 8) are four times the budget. Read-ahead holds at most its bytes for the whole store until a reader reaches
-     * them, so the disk gives each byte about once; with only its queue bounded it paged in ahead of every log,
-     * evicted what other logs' readers had not reached yet and read it again (4-5x here before the fix).
+     * 4) are four times the budget. Read-ahead holds at most its bytes for the whole store until a reader reaches
+     * them, so the disk gives each byte about once: 1.37-1.40x here, since a page-in of the segment a reader is in
+     * starts at the chunk the reader's own disk reads reached, which it reads again (a segment here is two chunks;
+     * the bound leaves room for index reads). With only its queue bounded it paged in ahead of every log, evicted
+     * what other logs' readers had not reached yet and read it again: 2.05-2.11x here.
      */
     @Test
     void readerOfManyLogsInTurnReadsEachByteOffTheDiskAboutOnce() throws Exception
     {
         final int logs = 16;
+        final int segment = 2 * SEGMENT;
+        final int segments = SEGMENTS / 2;
         final Path dir = TestDirs.create("read-ahead-many");
-        final StoreConfig config = TestStores.store(dir, TestStores.log(Durability.MEMORY).build())
-            .memoryBudget(32L * SEGMENT).readAheadBytes(8L * SEGMENT).build();
+        final StoreConfig config = TestStores.store(dir, TestStores.log(Durability.MEMORY).segmentSize(segment)
+            .build()).memoryBudget(16L * segment).readAheadBytes(4L * segment).build();
         try (LogStore store = LogStore.open(config))
         {
             for (int i = 0; i < logs; i++)
             {
                 final Log log = store.log("m" + i);
-                while (log.stats().segmentRolls() < SEGMENTS)
+                while (log.stats().segmentRolls() < segments)
                 {
                     log.append(TestStores.payloadUpTo(SEED, log.endOffset(), PAYLOAD), Durability.MEMORY);
                 }
@@ -80,7 +84,7 @@ class ReadAheadTest
                 all[i] = store.log("m" + i);
                 next[i] = all[i].startOffset();
             }
-            final long stored = (long)logs * SEGMENTS * SEGMENT; // the rolled segments; the active ones hold a record
+            final long stored = (long)logs * segments * segment; // the rolled segments; the active ones hold a record
             final long diskBefore = store.cacheStats().bytesReadFromDisk();
             boolean more = true;
             while (more)
@@ -90,7 +94,7 @@ class ReadAheadTest
                 {
                     if (next[i] < all[i].visibleEndOffset())
                     {
-                        try (RecordBatch batch = all[i].read(next[i], SEGMENT / 8))
+                        try (RecordBatch batch = all[i].read(next[i], segment / 8))
                         {
                             next[i] = batch.nextOffset();
                         }
@@ -99,7 +103,7 @@ class ReadAheadTest
                 }
             }
             final long disk = store.cacheStats().bytesReadFromDisk() - diskBefore;
-            assertTrue(disk <= stored * 3 / 2, "read " + disk + " bytes off the disk for " + stored + " stored: " +
+            assertTrue(disk <= stored * 7 / 4, "read " + disk + " bytes off the disk for " + stored + " stored: " +
                 store.cacheStats());
         }
     }
