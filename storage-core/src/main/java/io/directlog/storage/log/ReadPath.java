@@ -111,7 +111,10 @@ final class ReadPath
         {
             throw new OffsetOutOfRangeException(log.name(), offset, log.startOffset(), end);
         }
-        context.readAhead().reached(segment);
+        if (segment != segments[segments.length - 1])
+        {
+            context.readAhead().reached(segment); // read-ahead holds rolled segments only: a tail read skips this
+        }
         for (int attempt = 0; attempt < 3; attempt++)
         {
             final CachePage page = segment.page();
