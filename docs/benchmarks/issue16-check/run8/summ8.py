@@ -1,6 +1,8 @@
-# Medians of per-round ratios B/A (A=old B=head by default) from ab8.sh's JSON: D=<dir> A=old B=head python3 summ8.py
+# Medians of per-round ratios B/A (A=old B=head by default) from ab8.sh's JSON:
+#   D=<dir> A=old B=head [R=2,3,4] python3 summ8.py     (R: only these rounds)
 import json, glob, statistics, collections, re, os
 d = os.environ['D']; a = os.environ.get('A', 'old'); b = os.environ.get('B', 'head')
+only = {int(x) for x in os.environ['R'].split(',')} if os.environ.get('R') else None
 rows = collections.defaultdict(lambda: collections.defaultdict(dict))
 alloc = collections.defaultdict(lambda: collections.defaultdict(dict))
 for f in sorted(glob.glob(d + '/r*-*-*.json')):
@@ -8,6 +10,8 @@ for f in sorted(glob.glob(d + '/r*-*-*.json')):
     if not m or m.group(3) not in (a, b):
         continue
     r, jar = int(m.group(1)), m.group(3)
+    if only is not None and r not in only:
+        continue
     try:
         data = json.load(open(f))
     except Exception:
