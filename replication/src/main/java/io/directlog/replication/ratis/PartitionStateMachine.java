@@ -59,8 +59,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #flush}: the log's durability point; appends are acknowledged durable (DIRECT or DSYNC), so it waits
  *   for the appends up to the index.</li>
  *   <li>{@link #truncate}: Raft drops an uncommitted tail; {@link Log#truncateTo} drops its batches.</li>
- *   <li>{@link #read}: the leader sends an entry's batch to a follower (Ratis's log cache holds headers only):
- *   from {@link RecentBatches} when it is among the last written, else read back from the log.</li>
+ *   <li>{@link #read}: the leader serves a lagging follower an entry no longer in its Raft-log cache.</li>
  *   <li>{@link #applyTransaction}: the entry is committed; the high watermark moves past its batch.</li>
  * </ul>
  * A snapshot is the applied index only: the batches are already in the log.
@@ -84,13 +83,6 @@ final class PartitionStateMachine extends BaseStateMachine
     private final SimpleStateMachineStorage snapshots = new SimpleStateMachineStorage();
     /** Appends not yet acknowledged by the log, by Raft index; completed ones remove themselves. */
     private final ConcurrentSkipListMap<Long, CompletableFuture<Long>> pendingWrites = new ConcurrentSkipListMap<>();
-    /** The batches written last while leading, sent to followers from memory instead of read back from the log. */
-    private final RecentBatches recentBatches;
-    /**
-     * Whether this replica leads, as Ratis last told: only a leader sends batches, and a follower keeping them too
-     * would hold every partition's batches on the heap across young collections for nothing.
-     */
-    private volatile boolean leading;
 
     private volatile Log log;
     private volatile Durability durability;
@@ -119,17 +111,12 @@ final class PartitionStateMachine extends BaseStateMachine
     PartitionStateMachine(final String logName, final LogStore store, final BatchStamper stamper,
         final Executor readExecutor)
     {
-        this(logName, store, stamper, readExecutor, new LongAdder(), 0);
+        this(logName, store, stamper, readExecutor, new LongAdder());
     }
 
-    /**
-     * @param recentBatchBytes how many bytes of the batches written last to keep for followers (0: none, every
-     *                         entry a follower needs is read back from the log).
-     */
     PartitionStateMachine(final String logName, final LogStore store, final BatchStamper stamper,
-        final Executor readExecutor, final LongAdder leaderChanges, final long recentBatchBytes)
+        final Executor readExecutor, final LongAdder leaderChanges)
     {
-        this.recentBatches = new RecentBatches(recentBatchBytes);
         this.leaderChanges = leaderChanges;
         this.logName = logName;
         this.store = store;
@@ -248,14 +235,7 @@ final class PartitionStateMachine extends BaseStateMachine
                 throw new IOException("batch of entry " + entry.getIndex() + " does not match its header " +
                     header + " (length " + batch.length + ")");
             }
-            final CompletableFuture<Long> written =
-                append(entry.getIndex(), leaderEpoch(entry.getTerm()), header.recordCount(), batch);
-            if (leading)
-            {
-                // batch is this method's own copy, and append copied it into the frame: nobody writes to it again
-                recentBatches.put(entry.getIndex(), entry.getTerm(), UnsafeByteOperations.unsafeWrap(batch));
-            }
-            return written;
+            return append(entry.getIndex(), leaderEpoch(entry.getTerm()), header.recordCount(), batch);
         }
         catch (final Exception e)
         {
@@ -391,11 +371,6 @@ final class PartitionStateMachine extends BaseStateMachine
     {
         leaderChanges.increment();
         leaderChangedAtMillis = System.currentTimeMillis();
-        leading = member.getPeerId().equals(newLeaderId);
-        if (!leading)
-        {
-            recentBatches.removeFrom(Long.MIN_VALUE);
-        }
     }
 
     /** Ratis: this replica leads and its term's first entry is committed (on the leader's own thread: no blocking). */
@@ -403,12 +378,6 @@ final class PartitionStateMachine extends BaseStateMachine
     public void notifyLeaderReady()
     {
         leaderReadyAtMillis = System.currentTimeMillis();
-    }
-
-    /** @return the batch bytes kept for followers now (tests). */
-    long recentBatchBytes()
-    {
-        return recentBatches.bytes();
     }
 
     long leaderChangedAtMillis()
@@ -460,7 +429,6 @@ final class PartitionStateMachine extends BaseStateMachine
             {
                 truncateLocked(logIndex);
             }
-            recentBatches.removeFrom(logIndex);
             return CompletableFuture.completedFuture(null);
         }
         catch (final RuntimeException e)
@@ -493,13 +461,6 @@ final class PartitionStateMachine extends BaseStateMachine
     public CompletableFuture<ByteString> read(final LogEntryProto entry, final TransactionContext context)
     {
         final long raftIndex = entry.getIndex();
-        final ByteString recent = recentBatches.get(raftIndex, entry.getTerm());
-        if (recent != null)
-        {
-            // Sent before this replica's own append is durable, as Raft allows: the leader counts itself for the
-            // entry only after flush, and a follower's copy is its own vote.
-            return CompletableFuture.completedFuture(recent);
-        }
         final CompletableFuture<Long> pending = pendingWrites.get(raftIndex);
         final CompletableFuture<?> written = pending == null ? CompletableFuture.completedFuture(null) : pending;
         return written.thenApplyAsync(ignored -> readForFollower(raftIndex), readExecutor);

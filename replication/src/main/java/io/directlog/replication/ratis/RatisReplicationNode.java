@@ -46,12 +46,6 @@ import org.apache.ratis.util.TimeDuration;
 public final class RatisReplicationNode implements AutoCloseable
 {
     private static final int READ_THREADS = 2;
-    /**
-     * Batch bytes each partition keeps in memory for its followers while it leads (the batches written last): at the
-     * replicated benchmark's 16 KiB batches, 64 of them, three times the entries a group has in flight under its
-     * closed loop of four producers with 5 requests each. Kept small: they live across young collections.
-     */
-    static final long RECENT_BATCH_BYTES = 1L << 20;
 
     private final Config config;
     private final RaftServer server;
@@ -86,9 +80,8 @@ public final class RatisReplicationNode implements AutoCloseable
      * @param stamper            how batches get their offset and epoch written in.
      * @param electionTimeoutMin the least time a follower waits for a leader before it stands for election.
      * @param electionTimeoutMax the most; the election timeout is random in [min, max].
-     * @param cacheBatches       whether each partition keeps the batches it wrote last in memory for its
-     *                           followers ({@link #RECENT_BATCH_BYTES}); without it the leader reads every batch back
-     *                           from DirectLog to send it.
+     * @param cacheBatches       whether the Raft log's cache keeps batches in memory until followers have them;
+     *                           without it the leader reads every batch back from DirectLog to send it.
      * @param transport          Ratis's transport for this node; every node of a group must use the same.
      */
     public record Config(Peer self, Path raftDirectory, LogStore store, BatchStamper stamper,
@@ -104,7 +97,7 @@ public final class RatisReplicationNode implements AutoCloseable
          * @param stamper            how batches get their offset and epoch written in.
          * @param electionTimeoutMin the least election timeout.
          * @param electionTimeoutMax the most election timeout.
-         * @param cacheBatches       whether each partition keeps the batches it wrote last for its followers.
+         * @param cacheBatches       whether the Raft log's cache keeps batches in memory.
          * @param transport          Ratis's transport.
          */
         public Config
@@ -134,7 +127,7 @@ public final class RatisReplicationNode implements AutoCloseable
          * @param stamper            how batches get their offset and epoch written in.
          * @param electionTimeoutMin the least election timeout.
          * @param electionTimeoutMax the most election timeout.
-         * @param cacheBatches       whether each partition keeps the batches it wrote last for its followers.
+         * @param cacheBatches       whether the Raft log's cache keeps batches in memory.
          * @throws IllegalArgumentException when the property names no transport.
          */
         public Config(final Peer self, final Path raftDirectory, final LogStore store, final BatchStamper stamper,
@@ -182,10 +175,7 @@ public final class RatisReplicationNode implements AutoCloseable
         // The Raft log holds 16-byte headers: small segments, little preallocation.
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("8MB"));
         RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf("256KB"));
-        // "The state machine caches the batches": Ratis's log cache then keeps headers only. Off, Ratis keeps every
-        // batch of a group's open segment on the heap until the segment (sized by headers, 8 MB of them) rolls.
-        // Which batches are kept is RecentBatches' job (cacheBatches).
-        RaftServerConfigKeys.Log.StateMachineData.setCachingEnabled(p, true);
+        RaftServerConfigKeys.Log.StateMachineData.setCachingEnabled(p, config.cacheBatches());
         // A snapshot holds an index, not batches: installing one would leave a hole in a follower's log
         // (PartitionStateMachine.notifyInstallSnapshotFromLeader).
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
@@ -201,7 +191,7 @@ public final class RatisReplicationNode implements AutoCloseable
             .setServerId(RaftPeerId.valueOf(config.self().id()))
             .setProperties(p)
             .setStateMachineRegistry(groupId -> new PartitionStateMachine(logName(groupId), config.store(),
-                config.stamper(), readExecutor, leaderChanges, config.cacheBatches() ? RECENT_BATCH_BYTES : 0))
+                config.stamper(), readExecutor, leaderChanges))
             .build();
         try
         {

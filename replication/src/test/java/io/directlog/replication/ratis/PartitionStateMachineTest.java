@@ -235,49 +235,6 @@ class PartitionStateMachineTest
     }
 
     @Test
-    void readForAFollowerFromMemoryGivesTheSameBytesAsTheLogAndNothingOfAReplacedTail() throws IOException
-    {
-        final PartitionStateMachine fromLog = attached();
-        final PartitionStateMachine fromMemory = new PartitionStateMachine(LOG + "-memory", store,
-            BatchStamper.KAFKA_V2, reads, new java.util.concurrent.atomic.LongAdder(), 1 << 20);
-        fromMemory.attach(store.log(LOG + "-memory"), null);
-        final org.apache.ratis.protocol.RaftPeerId self = org.apache.ratis.protocol.RaftPeerId.valueOf("1");
-        final org.apache.ratis.protocol.RaftGroupMemberId member = org.apache.ratis.protocol.RaftGroupMemberId
-            .valueOf(self, org.apache.ratis.protocol.RaftGroupId.randomId());
-        fromMemory.notifyLeaderChanged(member, self);
-        for (final PartitionStateMachine sm : List.of(fromLog, fromMemory))
-        {
-            sm.write(entry(1, 1, 7), null).join();
-            sm.write(entry(2, 3, 8), null).join();
-            sm.write(entry(3, 3, 9), null).join();
-        }
-        for (int i = 1; i <= 3; i++)
-        {
-            final LogEntryProto e = withoutData(entry(i, i == 1 ? 1 : 3, 6 + i));
-            assertArrayEquals(fromLog.read(e, null).join().toByteArray(), fromMemory.read(e, null).join().toByteArray(),
-                "entry " + i);
-        }
-        // Raft replaces entry 3 with another term's batch: the old one is never sent again
-        fromMemory.truncate(3).join();
-        fromMemory.write(entry(3, 4, 20), null).join();
-        assertArrayEquals(TestBatches.batch(20), fromMemory.read(withoutData(entry(3, 4, 20)), null).join()
-            .toByteArray());
-        // asked with the replaced entry's term, the memory has nothing (the log path answers by index alone)
-        assertArrayEquals(TestBatches.batch(20), fromMemory.read(withoutData(entry(3, 3, 9)), null).join()
-            .toByteArray());
-        assertTrue(fromMemory.recentBatchBytes() > 0);
-        assertEquals(0, fromLog.recentBatchBytes(), "no budget, nothing kept");
-
-        // another node leads now: a follower sends nothing, so it keeps nothing
-        fromMemory.notifyLeaderChanged(member, org.apache.ratis.protocol.RaftPeerId.valueOf("2"));
-        assertEquals(0, fromMemory.recentBatchBytes());
-        fromMemory.write(entry(4, 5, 21), null).join();
-        assertEquals(0, fromMemory.recentBatchBytes());
-        assertArrayEquals(TestBatches.batch(21), fromMemory.read(withoutData(entry(4, 5, 21)), null).join()
-            .toByteArray(), "from the log");
-    }
-
-    @Test
     void aBatchThatDoesNotMatchItsHeaderIsNotWritten() throws IOException
     {
         final PartitionStateMachine sm = attached();

@@ -187,9 +187,8 @@ class ReplicationFaultTest
     void stoppedFollowerCatchesUpFromTheLeadersLogAfterRestart() throws IOException
     {
         CASES.incrementAndGet();
-        // Without the leader's batch cache (RecentBatches; Ratis's log cache never holds batches), every batch a
-        // follower gets is read back from the leader's DirectLog log (PartitionStateMachine.read): this test
-        // exercises that path.
+        // Without the Raft log's batch cache, every batch a follower gets is read back from the leader's DirectLog
+        // log (PartitionStateMachine.read), so this test exercises that path.
         try (TestCluster cluster = new TestCluster(dir("follower-restart"), false))
         {
             cluster.startAll();
