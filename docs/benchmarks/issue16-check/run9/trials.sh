@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# variants: name:jar:maxPollers
+# Issue 16 trials: rows DSYNC 16, DIRECT 64, DIRECT 16 producers (100 B), one fork each, per variant in an order
+# that rotates every round. ROUNDS="1 2 3 4" bash trials.sh OUT name@jar@jvm-options ... (options may be empty)
 set -u
-cd /work/wt-wait16
+cd "$(dirname "$0")/../../../.."
 OUT=$1; shift
 vars=("$@"); n=${#vars[@]}
 for r in $ROUNDS; do

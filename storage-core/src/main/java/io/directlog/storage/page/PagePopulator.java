@@ -21,8 +21,15 @@ import io.directlog.nativeio.AlignedMemory;
  */
 final class PagePopulator implements AutoCloseable
 {
-    /** Bytes populated under a page's lock at a time: what a free or trim of the page waits for at most. */
-    private static final int PIECE = 256 << 10;
+    /**
+     * Bytes populated at a time, under the page's lock (what a free or trim of the page waits for at most), with a
+     * yield after each. Why small pieces and a yield: at DIRECT and DSYNC every append takes a 4 KiB block of the
+     * page, so 16 closed-loop producers consume page memory at about 300 MB/s and this thread faults in a doubled
+     * chunk in one go, milliseconds of kernel time on a core the writer may need at once to acknowledge; in 256 KiB
+     * pieces without a yield the 16-producer DSYNC row ran 0.90x the old jar (no populator at all: 1.04x), in 64 KiB
+     * pieces with a yield 1.00x (issue 16's ninth run, docs/benchmarks.md).
+     */
+    private static final int PIECE = 64 << 10;
 
     private record Request(PageMemory page, int from, int to)
     {
@@ -78,12 +85,21 @@ final class PagePopulator implements AutoCloseable
             }
             try
             {
-                r.page().populate(r.from(), r.to(), PIECE);
+                populateYielding(r.page(), r.from(), r.to());
             }
             finally
             {
                 pending.decrementAndGet();
             }
+        }
+    }
+
+    private void populateYielding(final PageMemory page, final int from, final int to)
+    {
+        for (int at = from; at < to && !closed && !page.isFreed(); at += PIECE)
+        {
+            page.populate(at, Math.min(to, at + PIECE), PIECE);
+            Thread.yield(); // a writer woken meanwhile gets the core now, not after the whole request
         }
     }
 
