@@ -258,6 +258,7 @@ public final class PageMemory
                 populatedEnd = Math.max(populatedEnd, end);
                 at = end;
             }
+            Thread.yield(); // between pieces, outside the lock: a writer woken meanwhile gets the core now
         }
     }
 

@@ -22,12 +22,10 @@ import io.directlog.nativeio.AlignedMemory;
 final class PagePopulator implements AutoCloseable
 {
     /**
-     * Bytes populated at a time, under the page's lock (what a free or trim of the page waits for at most), with a
-     * yield after each. Why small pieces and a yield: at DIRECT and DSYNC every append takes a 4 KiB block of the
-     * page, so 16 closed-loop producers consume page memory at about 300 MB/s and this thread faults in a doubled
-     * chunk in one go, milliseconds of kernel time on a core the writer may need at once to acknowledge; in 256 KiB
-     * pieces without a yield the 16-producer DSYNC row ran 0.90x the old jar (no populator at all: 1.04x), in 64 KiB
-     * pieces with a yield 1.00x (issue 16's ninth run, docs/benchmarks.md).
+     * Bytes populated at a time under the page's lock (what a free or trim of the page waits for at most), the
+     * thread yielding after each: at DIRECT and DSYNC every append takes a 4 KiB block, so many producers use page
+     * memory fast, and a doubled chunk faulted in back to back held a core for milliseconds while the writer, woken
+     * by its device, waited for one (docs/benchmarks.md, issue 16's ninth run).
      */
     private static final int PIECE = 64 << 10;
 
@@ -85,21 +83,12 @@ final class PagePopulator implements AutoCloseable
             }
             try
             {
-                populateYielding(r.page(), r.from(), r.to());
+                r.page().populate(r.from(), r.to(), PIECE);
             }
             finally
             {
                 pending.decrementAndGet();
             }
-        }
-    }
-
-    private void populateYielding(final PageMemory page, final int from, final int to)
-    {
-        for (int at = from; at < to && !closed && !page.isFreed(); at += PIECE)
-        {
-            page.populate(at, Math.min(to, at + PIECE), PIECE);
-            Thread.yield(); // a writer woken meanwhile gets the core now, not after the whole request
         }
     }
 
