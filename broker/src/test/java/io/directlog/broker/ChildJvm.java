@@ -19,6 +19,19 @@ import io.directlog.storage.ChildJvmLauncher;
  */
 final class ChildJvm
 {
+    /**
+     * The node's SLF4J (Ratis, replication) at INFO, over the test JVM's quiet simplelogger.properties: elections,
+     * role changes, log truncations and the broker's own warnings go to standard error, which the suite keeps in
+     * {@code node-N.out} beside the node's data directory. Ratis prints every configuration key it reads at INFO
+     * (ConfUtils, RaftServerConfigKeys: a quarter of a node's lines), once per group and start, and its shaded
+     * Netty's LoggingHandler each bind: those only at WARN.
+     */
+    private static final List<String> LOGGING = List.of("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+        "-Dorg.slf4j.simpleLogger.log.org.apache.ratis=info", "-Dorg.slf4j.simpleLogger.log.io.directlog=info",
+        "-Dorg.slf4j.simpleLogger.log.org.apache.ratis.conf.ConfUtils=warn",
+        "-Dorg.slf4j.simpleLogger.log.org.apache.ratis.server.RaftServerConfigKeys=warn",
+        "-Dorg.slf4j.simpleLogger.log.org.apache.ratis.thirdparty.io.netty.handler.logging.LoggingHandler=warn",
+        "-Dorg.slf4j.simpleLogger.showThreadName=true");
     private static final List<String> FLAGS = flags();
 
     private static ChildJvm prepared;
@@ -53,6 +66,7 @@ final class ChildJvm
         final List<String> c = new ArrayList<>(List.of("--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
             "--add-opens", "java.base/java.nio=ALL-UNNAMED", "-Xmx256m", "-XX:MaxDirectMemorySize=192m",
             "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData"));
+        c.addAll(LOGGING);
         c.add("-D" + RaftTransport.PROPERTY + "=" + RaftTransport.configured().propertyValue());
         System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("directlog.cluster.grpc."))
             .sorted().forEach(k -> c.add("-D" + k + "=" + System.getProperty(k)));

@@ -92,6 +92,13 @@ final class ProcessCluster implements AutoCloseable
         nodes = new ClusterNodeProcess[size];
         launching = new Process[size];
         launchedAt = new long[size];
+        System.out.println("CLUSTER-LOGS " + name + ": " + logs());
+    }
+
+    /** @return where the nodes' logs are (Ratis and broker at INFO, with the JVM's own output), for failure messages. */
+    String logs()
+    {
+        return root.resolve("node-{1.." + nodes.length + "}.out").toString();
     }
 
     int size()
@@ -298,7 +305,8 @@ final class ProcessCluster implements AutoCloseable
             }
             if (System.nanoTime() > deadline)
             {
-                throw new AssertionError("no leader for " + topic + "-" + partition + " within " + timeout);
+                throw new AssertionError("no leader for " + topic + "-" + partition + " within " + timeout +
+                    " (node logs: " + logs() + ")");
             }
             Thread.sleep(POLL_MILLIS); // polling Raft roles in other processes
         }
@@ -338,7 +346,8 @@ final class ProcessCluster implements AutoCloseable
                 }
                 if (System.nanoTime() > deadline)
                 {
-                    throw new AssertionError(key + " did not converge within " + timeout + ": " + replicas);
+                    throw new AssertionError(key + " did not converge within " + timeout + ": " + replicas +
+                        " (node logs: " + logs() + ")");
                 }
                 Thread.sleep(POLL_MILLIS); // a follower learns the commit index with the next append or heartbeat
             }
