@@ -45,6 +45,8 @@ public final class BrokerConfig
     private final int ioThreads;
     private final java.util.function.UnaryOperator<StoreConfig.Builder> storeOptions;
     private final ClusterConfig cluster;
+    private final Duration raftPauseCloseThreshold;
+    private final java.util.function.Consumer<String> onReplicationLost;
 
     private BrokerConfig(final Builder b)
     {
@@ -64,6 +66,8 @@ public final class BrokerConfig
         ioThreads = b.ioThreads;
         storeOptions = b.storeOptions;
         cluster = b.cluster;
+        raftPauseCloseThreshold = b.raftPauseCloseThreshold;
+        onReplicationLost = b.onReplicationLost;
     }
 
     /** @return the cluster this broker is a node of, or null for a single-node broker. */
@@ -174,6 +178,21 @@ public final class BrokerConfig
         return storeOptions;
     }
 
+    /**
+     * @return the JVM pause after which Ratis closes a cluster node's Raft server (tests lower it); null for the
+     *         replication's default, far out of reach.
+     */
+    Duration raftPauseCloseThreshold()
+    {
+        return raftPauseCloseThreshold;
+    }
+
+    /** @return what a cluster node does when its Raft server or a group closes under it ({@link FailStop}). */
+    java.util.function.Consumer<String> onReplicationLost()
+    {
+        return onReplicationLost;
+    }
+
     /** Fluent builder; {@link #build()} checks the values. */
     public static final class Builder
     {
@@ -193,6 +212,8 @@ public final class BrokerConfig
         private int ioThreads = IO_THREADS_DEFAULT;
         private java.util.function.UnaryOperator<StoreConfig.Builder> storeOptions = b -> b;
         private ClusterConfig cluster;
+        private Duration raftPauseCloseThreshold;
+        private java.util.function.Consumer<String> onReplicationLost = FailStop::exit;
 
         private Builder(final Path directory)
         {
@@ -351,6 +372,31 @@ public final class BrokerConfig
         Builder storeOptions(final java.util.function.UnaryOperator<StoreConfig.Builder> options)
         {
             this.storeOptions = Objects.requireNonNull(options, "storeOptions");
+            return this;
+        }
+
+        /**
+         * For tests in this package: lowers the JVM pause after which Ratis closes the node's Raft server, to see
+         * what the node does then.
+         *
+         * @param threshold the pause.
+         * @return this
+         */
+        Builder raftPauseCloseThreshold(final Duration threshold)
+        {
+            this.raftPauseCloseThreshold = Objects.requireNonNull(threshold, "raftPauseCloseThreshold");
+            return this;
+        }
+
+        /**
+         * For tests in this package: what the node does instead of {@link FailStop#exit} when its replication dies.
+         *
+         * @param onLost told the reason, once, on a Ratis thread.
+         * @return this
+         */
+        Builder onReplicationLost(final java.util.function.Consumer<String> onLost)
+        {
+            this.onReplicationLost = Objects.requireNonNull(onLost, "onReplicationLost");
             return this;
         }
 

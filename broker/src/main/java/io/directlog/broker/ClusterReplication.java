@@ -12,6 +12,7 @@ import io.directlog.broker.topic.Topic;
 import io.directlog.broker.topic.TopicRegistry;
 import io.directlog.replication.BatchStamper;
 import io.directlog.replication.ReplicatedPartition;
+import io.directlog.replication.ratis.RaftTransport;
 import io.directlog.replication.ratis.RatisReplicationNode;
 import io.directlog.storage.LogStore;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -58,9 +59,12 @@ final class ClusterReplication implements AutoCloseable
         final ClusterConfig.Node self = cluster.node(config.nodeId());
         try
         {
+            // a node whose Raft server Ratis closed is a zombie: BrokerConfig's default stops the process (FailStop)
             return new ClusterReplication(cluster, RatisReplicationNode.start(new RatisReplicationNode.Config(
                 peer(self), config.directory().resolve("raft"), store, BatchStamper.KAFKA_V2,
-                cluster.electionTimeoutMin(), cluster.electionTimeoutMax(), true)));
+                cluster.electionTimeoutMin(), cluster.electionTimeoutMax(), true, RaftTransport.configured(),
+                config.raftPauseCloseThreshold() != null ? config.raftPauseCloseThreshold() :
+                    RatisReplicationNode.PAUSE_CLOSE_THRESHOLD_DEFAULT), config.onReplicationLost()));
         }
         catch (final IOException e)
         {

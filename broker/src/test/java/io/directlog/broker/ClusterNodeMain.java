@@ -30,7 +30,7 @@ import io.directlog.storage.Durability;
  * <p>
  * Arguments: data directory, node id, peers ({@code id=host:kafkaPort:raftPort,...}), topics
  * ({@code name:partitions,...}), least and most election timeout in milliseconds, and optionally the offsets topic's
- * partition count.
+ * partition count and the JVM pause in milliseconds after which Ratis closes the Raft server (its fail-stop test).
  */
 public final class ClusterNodeMain
 {
@@ -53,10 +53,15 @@ public final class ClusterNodeMain
             ClusterConfig.parseTopics(args[3]), Duration.ofMillis(Long.parseLong(args[4])),
             Duration.ofMillis(Long.parseLong(args[5])),
             args.length > 6 ? Integer.parseInt(args[6]) : ClusterConfig.OFFSETS_PARTITIONS_DEFAULT);
+        final BrokerConfig.Builder options = BrokerConfig.builder(Path.of(args[0]));
+        if (args.length > 7)
+        {
+            options.raftPauseCloseThreshold(Duration.ofMillis(Long.parseLong(args[7])));
+        }
         final int nodeId = Integer.parseInt(args[1]);
         final ClusterConfig.Node self = cluster.node(nodeId);
         // 64 MiB: the write pages of the partitions' 2 MiB segments and the internal logs, with room to spare
-        final KafkaBroker broker = KafkaBroker.start(BrokerConfig.builder(Path.of(args[0])).host(self.host())
+        final KafkaBroker broker = KafkaBroker.start(options.host(self.host())
             .port(self.kafkaPort()).nodeId(nodeId).cluster(cluster).segmentBytes(2 << 20).memoryBudget(64L << 20)
             .durability(Durability.DSYNC).ioThreads(2).initialRebalanceDelay(Duration.ZERO).build());
         // the start's phases ride on the ready line: the suite summarises them per restart

@@ -173,6 +173,22 @@ final class ClusterNodeProcess implements AutoCloseable
         }
     }
 
+    /**
+     * Waits for the process to end by itself.
+     *
+     * @param timeout how long it may take.
+     * @return its exit status.
+     * @throws AssertionError when it still runs after the timeout.
+     */
+    int awaitExit(final Duration timeout) throws InterruptedException
+    {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS))
+        {
+            throw new AssertionError(this + " still runs after " + timeout);
+        }
+        return process.exitValue();
+    }
+
     /** kill -9: the process ends without closing anything; waits until it is gone. */
     void kill() throws InterruptedException
     {

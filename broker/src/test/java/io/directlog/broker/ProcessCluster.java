@@ -68,6 +68,8 @@ final class ProcessCluster implements AutoCloseable
     private final long[] launchedAt;
     /** Every start's phase durations (launch to ready, and the node's own), key to values in start order. */
     private final Map<String, List<Long>> startPhases = new java.util.LinkedHashMap<>();
+    /** The JVM pause after which Ratis closes a node's Raft server; null for the broker's default. */
+    private Duration raftPauseCloseThreshold;
 
     ProcessCluster(final String name, final int size, final Map<String, Integer> topicPartitions) throws IOException
     {
@@ -99,6 +101,16 @@ final class ProcessCluster implements AutoCloseable
     String logs()
     {
         return root.resolve("node-{1.." + nodes.length + "}.out").toString();
+    }
+
+    /**
+     * Lowers the JVM pause after which Ratis closes the Raft server of the nodes started from now on.
+     *
+     * @param threshold the pause.
+     */
+    void raftPauseCloseThreshold(final Duration threshold)
+    {
+        raftPauseCloseThreshold = threshold;
     }
 
     int size()
@@ -191,7 +203,8 @@ final class ProcessCluster implements AutoCloseable
         return j.toString();
     }
 
-    private Path outFile(final int i)
+    /** @return node i's output: its JVM's, the broker's and Ratis's logs. */
+    Path outFile(final int i)
     {
         return root.resolve("node-" + address(i).id() + ".out");
     }
@@ -201,9 +214,14 @@ final class ProcessCluster implements AutoCloseable
         final ClusterConfig.Node n = address(i);
         final Path work = Path.of(System.getProperty("directlog.test.dir", System.getProperty("java.io.tmpdir")),
             "child-jvm");
-        return ChildJvm.prepared(work).command(List.of(dirs.get(i).toString(), Integer.toString(n.id()), peers,
+        final List<String> args = new ArrayList<>(List.of(dirs.get(i).toString(), Integer.toString(n.id()), peers,
             topics, Long.toString(cluster.electionTimeoutMin().toMillis()),
             Long.toString(cluster.electionTimeoutMax().toMillis()), Integer.toString(OFFSETS_PARTITIONS)));
+        if (raftPauseCloseThreshold != null)
+        {
+            args.add(Long.toString(raftPauseCloseThreshold.toMillis()));
+        }
+        return ChildJvm.prepared(work).command(args);
     }
 
     ClusterNodeProcess node(final int i)

@@ -80,6 +80,8 @@ final class PartitionStateMachine extends BaseStateMachine
     private final Executor readExecutor;
     /** The node's count of leader changes its replicas saw (shared by every partition of the node). */
     private final LongAdder leaderChanges;
+    /** Told when Ratis closes this state machine (its group stops for good in this process). */
+    private final ServerLossWatch lossWatch;
     private final SimpleStateMachineStorage snapshots = new SimpleStateMachineStorage();
     /** Appends not yet acknowledged by the log, by Raft index; completed ones remove themselves. */
     private final ConcurrentSkipListMap<Long, CompletableFuture<Long>> pendingWrites = new ConcurrentSkipListMap<>();
@@ -117,11 +119,32 @@ final class PartitionStateMachine extends BaseStateMachine
     PartitionStateMachine(final String logName, final LogStore store, final BatchStamper stamper,
         final Executor readExecutor, final LongAdder leaderChanges)
     {
+        this(logName, store, stamper, readExecutor, leaderChanges, new ServerLossWatch(logName, reason -> { }));
+    }
+
+    PartitionStateMachine(final String logName, final LogStore store, final BatchStamper stamper,
+        final Executor readExecutor, final LongAdder leaderChanges, final ServerLossWatch lossWatch)
+    {
+        this.lossWatch = lossWatch;
         this.leaderChanges = leaderChanges;
         this.logName = logName;
         this.store = store;
         this.stamper = stamper;
         this.readExecutor = readExecutor;
+    }
+
+    /** Ratis's state-machine updater stops: the group is closed (the node's close, or Ratis's own). */
+    @Override
+    public void close() throws IOException
+    {
+        try
+        {
+            super.close();
+        }
+        finally
+        {
+            lossWatch.groupClosed(logName);
+        }
     }
 
     @Override

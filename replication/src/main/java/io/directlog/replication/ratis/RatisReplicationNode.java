@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 import io.directlog.replication.BatchStamper;
 import io.directlog.replication.ReplicatedPartition;
@@ -32,6 +33,8 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One node's replication engine: a Ratis server (one port, gRPC or Netty: {@link RaftTransport}) hosting one Raft
@@ -45,7 +48,18 @@ import org.apache.ratis.util.TimeDuration;
  */
 public final class RatisReplicationNode implements AutoCloseable
 {
+    private static final Logger LOG = LoggerFactory.getLogger(RatisReplicationNode.class);
     private static final int READ_THREADS = 2;
+    /**
+     * After a JVM pause longer than {@code raft.server.close.threshold} (60 s by default), Ratis's pause monitor
+     * closes the whole RaftServer (RaftServerProxy.handleJvmPause): the node never votes or applies again, while its
+     * process runs on. A pause is no reason to leave the group: a broker stopped by GC, a VM suspend or SIGSTOP is,
+     * when it resumes, a follower with a stale term, which Raft already fences (its appends fail, the new leader
+     * truncates its tail) and which catches up like any lagging follower. So the threshold is set out of reach
+     * (a year); Ratis's other answer to a pause, a leader stepping down, stays. Should Ratis close the server
+     * anyway, {@link #start(Config, Consumer)}'s listener hears of it.
+     */
+    public static final Duration PAUSE_CLOSE_THRESHOLD_DEFAULT = Duration.ofDays(365);
 
     private final Config config;
     private final RaftServer server;
@@ -55,6 +69,7 @@ public final class RatisReplicationNode implements AutoCloseable
     private final LongAdder leaderChanges;
     /** gRPC only: keeps the channels to peers out of reconnect backoff; null with Netty. */
     private final GrpcBackoffReset backoffReset;
+    private final ServerLossWatch lossWatch;
 
     /**
      * A member of a partition's group.
@@ -83,10 +98,12 @@ public final class RatisReplicationNode implements AutoCloseable
      * @param cacheBatches       whether the Raft log's cache keeps batches in memory until followers have them;
      *                           without it the leader reads every batch back from DirectLog to send it.
      * @param transport          Ratis's transport for this node; every node of a group must use the same.
+     * @param pauseCloseThreshold  a JVM pause longer than this makes Ratis close the server for good
+     *                           ({@link #PAUSE_CLOSE_THRESHOLD_DEFAULT}); lower only to test what follows.
      */
     public record Config(Peer self, Path raftDirectory, LogStore store, BatchStamper stamper,
                          Duration electionTimeoutMin, Duration electionTimeoutMax, boolean cacheBatches,
-                         RaftTransport transport)
+                         RaftTransport transport, Duration pauseCloseThreshold)
     {
         /**
          * Checks the settings.
@@ -99,10 +116,16 @@ public final class RatisReplicationNode implements AutoCloseable
          * @param electionTimeoutMax the most election timeout.
          * @param cacheBatches       whether the Raft log's cache keeps batches in memory.
          * @param transport          Ratis's transport.
+         * @param pauseCloseThreshold  the JVM pause after which Ratis closes the server.
          */
         public Config
         {
             Objects.requireNonNull(transport, "transport");
+            Objects.requireNonNull(pauseCloseThreshold, "pauseCloseThreshold");
+            if (pauseCloseThreshold.isNegative() || pauseCloseThreshold.isZero())
+            {
+                throw new IllegalArgumentException("pauseCloseThreshold must be positive, got " + pauseCloseThreshold);
+            }
             Objects.requireNonNull(self, "self");
             Objects.requireNonNull(raftDirectory, "raftDirectory");
             Objects.requireNonNull(store, "store");
@@ -134,13 +157,14 @@ public final class RatisReplicationNode implements AutoCloseable
             final Duration electionTimeoutMin, final Duration electionTimeoutMax, final boolean cacheBatches)
         {
             this(self, raftDirectory, store, stamper, electionTimeoutMin, electionTimeoutMax, cacheBatches,
-                RaftTransport.configured());
+                RaftTransport.configured(), PAUSE_CLOSE_THRESHOLD_DEFAULT);
         }
     }
 
     private RatisReplicationNode(final Config config, final RaftServer server, final ExecutorService readExecutor,
-        final LongAdder leaderChanges, final GrpcBackoffReset backoffReset)
+        final LongAdder leaderChanges, final GrpcBackoffReset backoffReset, final ServerLossWatch lossWatch)
     {
+        this.lossWatch = lossWatch;
         this.leaderChanges = leaderChanges;
         this.backoffReset = backoffReset;
         this.config = config;
@@ -149,7 +173,8 @@ public final class RatisReplicationNode implements AutoCloseable
     }
 
     /**
-     * Starts the node: binds its Raft port and reopens the groups found in its Raft directory.
+     * Starts the node: binds its Raft port and reopens the groups found in its Raft directory. If Ratis closes a
+     * group under the running node, the node only logs it: see {@link #start(Config, Consumer)}.
      *
      * @param config the settings.
      * @return the running node.
@@ -157,7 +182,59 @@ public final class RatisReplicationNode implements AutoCloseable
      */
     public static RatisReplicationNode start(final Config config) throws IOException
     {
+        return start(config, reason -> LOG.error("{}", reason));
+    }
+
+    /**
+     * Starts the node: binds its Raft port and reopens the groups found in its Raft directory.
+     *
+     * @param config the settings.
+     * @param onLost told once, on a Ratis thread, when Ratis closes a group while this node is not closing: the
+     *               replica is dead until the process restarts, so the owner should stop (fail-stop) rather than
+     *               run on without it.
+     * @return the running node.
+     * @throws IOException when the server cannot start (port taken, directory unusable).
+     */
+    public static RatisReplicationNode start(final Config config, final Consumer<String> onLost) throws IOException
+    {
         RatisNettyUnsafe.avoidOnWarningJdks();
+        final RaftProperties p = properties(config);
+        // Reads for lagging followers may go to disk; two threads bound what they take from the appends' cores.
+        final ExecutorService readExecutor = Executors.newFixedThreadPool(READ_THREADS, r ->
+        {
+            final Thread t = new Thread(r, "replication-read-" + config.self().id());
+            t.setDaemon(true);
+            return t;
+        });
+        final LongAdder leaderChanges = new LongAdder();
+        final ServerLossWatch lossWatch = new ServerLossWatch(config.self().id(), onLost);
+        final RaftServer server = RaftServer.newBuilder()
+            .setServerId(RaftPeerId.valueOf(config.self().id()))
+            .setProperties(p)
+            .setStateMachineRegistry(groupId -> new PartitionStateMachine(logName(groupId), config.store(),
+                config.stamper(), readExecutor, leaderChanges, lossWatch))
+            .build();
+        try
+        {
+            server.start();
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            lossWatch.closing();
+            server.close();
+            readExecutor.shutdownNow();
+            throw e;
+        }
+        // a quarter of the least election timeout: a returned peer's channel is ready before a candidate, whose
+        // timeout is at least that long, asks again
+        final GrpcBackoffReset backoffReset = config.transport() == RaftTransport.GRPC && GrpcBackoffReset.enabled() ?
+            GrpcBackoffReset.start(server, config.self().id(), config.electionTimeoutMin().dividedBy(4)) : null;
+        return new RatisReplicationNode(config, server, readExecutor, leaderChanges, backoffReset, lossWatch);
+    }
+
+    /** @return the Ratis settings a node of this config runs with. */
+    static RaftProperties properties(final Config config)
+    {
         final RaftProperties p = new RaftProperties();
         // gRPC or Netty: RaftTransport says what each does to heartbeats under load (issue 22's leader churn)
         config.transport().apply(p, config.self().host(), config.self().port());
@@ -179,35 +256,8 @@ public final class RatisReplicationNode implements AutoCloseable
         // A snapshot holds an index, not batches: installing one would leave a hole in a follower's log
         // (PartitionStateMachine.notifyInstallSnapshotFromLeader).
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
-        // Reads for lagging followers may go to disk; two threads bound what they take from the appends' cores.
-        final ExecutorService readExecutor = Executors.newFixedThreadPool(READ_THREADS, r ->
-        {
-            final Thread t = new Thread(r, "replication-read-" + config.self().id());
-            t.setDaemon(true);
-            return t;
-        });
-        final LongAdder leaderChanges = new LongAdder();
-        final RaftServer server = RaftServer.newBuilder()
-            .setServerId(RaftPeerId.valueOf(config.self().id()))
-            .setProperties(p)
-            .setStateMachineRegistry(groupId -> new PartitionStateMachine(logName(groupId), config.store(),
-                config.stamper(), readExecutor, leaderChanges))
-            .build();
-        try
-        {
-            server.start();
-        }
-        catch (final IOException | RuntimeException e)
-        {
-            server.close();
-            readExecutor.shutdownNow();
-            throw e;
-        }
-        // a quarter of the least election timeout: a returned peer's channel is ready before a candidate, whose
-        // timeout is at least that long, asks again
-        final GrpcBackoffReset backoffReset = config.transport() == RaftTransport.GRPC && GrpcBackoffReset.enabled() ?
-            GrpcBackoffReset.start(server, config.self().id(), config.electionTimeoutMin().dividedBy(4)) : null;
-        return new RatisReplicationNode(config, server, readExecutor, leaderChanges, backoffReset);
+        RaftServerConfigKeys.setCloseThreshold(p, millis(config.pauseCloseThreshold()));
+        return p;
     }
 
     /**
@@ -360,6 +410,7 @@ public final class RatisReplicationNode implements AutoCloseable
     @Override
     public void close() throws IOException
     {
+        lossWatch.closing();
         if (backoffReset != null)
         {
             backoffReset.close();
