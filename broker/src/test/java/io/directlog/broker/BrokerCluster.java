@@ -76,7 +76,10 @@ final class BrokerCluster implements AutoCloseable
         final ClusterConfig.Node n = cluster.nodes().get(node);
         return BrokerConfig.builder(dirs.get(node)).host(HOST).port(n.kafkaPort()).nodeId(n.id()).cluster(cluster)
             .segmentBytes(2 << 20).memoryBudget(96L << 20).durability(Durability.DSYNC).ioThreads(4)
-            .initialRebalanceDelay(Duration.ZERO).build();
+            .initialRebalanceDelay(Duration.ZERO)
+            // in one JVM, FailStop's exit would end the test run: the lost node only says so, and stops serving
+            .onReplicationLost(reason -> System.err.println("REPLICATION-LOST node " + n.id() + ": " + reason))
+            .build();
     }
 
     void startAll() throws InterruptedException
