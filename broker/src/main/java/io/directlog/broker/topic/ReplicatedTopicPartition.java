@@ -33,6 +33,7 @@ import io.directlog.replication.ReplicationException;
  */
 public final class ReplicatedTopicPartition extends NamedPartition
 {
+    private static final System.Logger LOG = System.getLogger(ReplicatedTopicPartition.class.getName());
     /** How long a new leader waits for its predecessors' entries to be applied before it builds its table. */
     private static final Duration CATCH_UP_WAIT = Duration.ofSeconds(2);
     /** Bytes read per step when a new leader scans its log. */
@@ -49,6 +50,12 @@ public final class ReplicatedTopicPartition extends NamedPartition
      * the lock; a failed append resets it from the engine's thread, hence volatile.
      */
     private volatile long tableEpoch = -1;
+    /**
+     * What this broker last told clients of the partition (the leader its Metadata names, or why it refused a
+     * produce): logged when it changes, so a failover's answers are in the node's log without a line per request.
+     */
+    private volatile String lastMetadataAnswer = "";
+    private volatile String lastProduceAnswer = "";
     /** This node's last take-over as leader, for failover timelines; set under the lock. */
     private volatile Takeover takeover = new Takeover(-1, -1, -1);
 
@@ -96,7 +103,14 @@ public final class ReplicatedTopicPartition extends NamedPartition
     @Override
     public int leaderNodeId(final int localNodeId)
     {
-        return replica.leaderId().map(ReplicatedTopicPartition::nodeId).orElse(-1);
+        final int leader = replica.leaderId().map(ReplicatedTopicPartition::nodeId).orElse(-1);
+        final String answer = "leader " + leader + " epoch " + replica.leaderEpoch();
+        if (!answer.equals(lastMetadataAnswer))
+        {
+            lastMetadataAnswer = answer;
+            LOG.log(System.Logger.Level.INFO, "metadata of " + this + " now names " + answer);
+        }
+        return leader;
     }
 
     private static int nodeId(final String raftId)
@@ -134,13 +148,14 @@ public final class ReplicatedTopicPartition extends NamedPartition
         {
             if (!replica.isLeader())
             {
-                return CompletableFuture.failedFuture(notLeader());
+                return CompletableFuture.failedFuture(refused(notLeader()));
             }
             final ApiException unready = readyProducerTable();
             if (unready != null)
             {
-                return CompletableFuture.failedFuture(unready);
+                return CompletableFuture.failedFuture(refused(unready));
             }
+            answered("accepting appends in epoch " + tableEpoch);
             if (h.hasProducerId())
             {
                 final ProducerStateTable.Check check =
@@ -181,7 +196,9 @@ public final class ReplicatedTopicPartition extends NamedPartition
             // the outcome is unknown (the batch may still be committed by the next leader): the table is rebuilt
             // from the committed log before the next append, so a retry is recognised if it was committed
             tableEpoch = -1;
-            done.completeExceptionally(kafkaError(error));
+            final ApiException answer = kafkaError(error);
+            answered("an append failed: " + answer);
+            done.completeExceptionally(answer);
         }
         else
         {
@@ -255,6 +272,21 @@ public final class ReplicatedTopicPartition extends NamedPartition
     public Takeover takeover()
     {
         return takeover;
+    }
+
+    private ApiException refused(final ApiException e)
+    {
+        answered("refusing appends: " + e.getMessage());
+        return e;
+    }
+
+    private void answered(final String answer)
+    {
+        if (!answer.equals(lastProduceAnswer))
+        {
+            lastProduceAnswer = answer;
+            LOG.log(System.Logger.Level.INFO, "produce to " + this + ": " + answer);
+        }
     }
 
     private NotLeaderOrFollowerException notLeader()
