@@ -28,6 +28,13 @@ public final class BrokerConfig
     public static final Duration INITIAL_REBALANCE_DELAY_DEFAULT = Duration.ofSeconds(3);
     /** Kafka's {@code num.io.threads}. */
     public static final int IO_THREADS_DEFAULT = 8;
+    /**
+     * Network event loops by default: one per available CPU, not Netty's two. The loops only parse, encode and
+     * copy (appends and disk reads run on the I/O threads), so a second loop per CPU adds no throughput; it spreads
+     * the connections thinner, and each loop then wakes (epoll_wait, an eventfd write per response) for fewer
+     * requests: at 60,000 records/s on 2 CPUs, 4 loops spent about 20% of their CPU in epoll_wait alone.
+     */
+    public static final int NETWORK_THREADS_DEFAULT = Math.max(1, Runtime.getRuntime().availableProcessors());
 
     private final Path directory;
     private final String host;
@@ -43,6 +50,7 @@ public final class BrokerConfig
     private final Duration initialRebalanceDelay;
     private final int metricsPort;
     private final int ioThreads;
+    private final int networkThreads;
     private final java.util.function.UnaryOperator<StoreConfig.Builder> storeOptions;
     private final ClusterConfig cluster;
     private final Duration raftPauseCloseThreshold;
@@ -64,6 +72,7 @@ public final class BrokerConfig
         initialRebalanceDelay = b.initialRebalanceDelay;
         metricsPort = b.metricsPort;
         ioThreads = b.ioThreads;
+        networkThreads = b.networkThreads;
         storeOptions = b.storeOptions;
         cluster = b.cluster;
         raftPauseCloseThreshold = b.raftPauseCloseThreshold;
@@ -172,6 +181,14 @@ public final class BrokerConfig
         return ioThreads;
     }
 
+    /**
+     * @return Kafka's {@code num.network.threads}: the event loops that read requests and write responses.
+     */
+    public int networkThreads()
+    {
+        return networkThreads;
+    }
+
     /** @return what the broker applies to its store's settings last; for tests (a fault-injecting BlockIo). */
     java.util.function.UnaryOperator<StoreConfig.Builder> storeOptions()
     {
@@ -210,6 +227,7 @@ public final class BrokerConfig
         private Duration initialRebalanceDelay = INITIAL_REBALANCE_DELAY_DEFAULT;
         private int metricsPort = -1;
         private int ioThreads = IO_THREADS_DEFAULT;
+        private int networkThreads = NETWORK_THREADS_DEFAULT;
         private java.util.function.UnaryOperator<StoreConfig.Builder> storeOptions = b -> b;
         private ClusterConfig cluster;
         private Duration raftPauseCloseThreshold;
@@ -351,6 +369,17 @@ public final class BrokerConfig
         }
 
         /**
+         * @param threads Kafka's {@code num.network.threads}: event loops that read requests and write responses;
+         *                at least 1 (default: one per available CPU).
+         * @return this
+         */
+        public Builder networkThreads(final int threads)
+        {
+            this.networkThreads = threads;
+            return this;
+        }
+
+        /**
          * Makes the broker a node of a cluster: its partitions are replicated over every node, its node id and
          * Kafka port must be its entry's. Without it (the default) the broker is a single node.
          *
@@ -430,6 +459,10 @@ public final class BrokerConfig
             if (ioThreads < 1)
             {
                 throw new IllegalArgumentException("ioThreads must be at least 1, got " + ioThreads);
+            }
+            if (networkThreads < 1)
+            {
+                throw new IllegalArgumentException("networkThreads must be at least 1, got " + networkThreads);
             }
             Objects.requireNonNull(durability, "durability");
             Objects.requireNonNull(initialRebalanceDelay, "initialRebalanceDelay");

@@ -26,6 +26,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 
@@ -43,6 +44,9 @@ import io.netty.handler.codec.LengthFieldPrepender;
  */
 public final class KafkaBroker implements AutoCloseable
 {
+    /** The network event loops' thread names start with this (then Netty's pool and thread numbers). */
+    static final String NETWORK_THREAD_PREFIX = "directlog-network";
+
     private final BrokerConfig config;
     private final LogStore store;
     private final TopicRegistry topics;
@@ -130,8 +134,10 @@ public final class KafkaBroker implements AutoCloseable
             {
                 repl.registerMeters(registry);
             }
-            boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-            workers = new MultiThreadIoEventLoopGroup(0, NioIoHandler.newFactory());
+            boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("directlog-accept", false),
+                NioIoHandler.newFactory());
+            workers = new MultiThreadIoEventLoopGroup(config.networkThreads(),
+                new DefaultThreadFactory(NETWORK_THREAD_PREFIX, false), NioIoHandler.newFactory());
             final int maxFrame = config.socketRequestMaxBytes();
             final Channel ch = new ServerBootstrap()
                 .group(boss, workers)

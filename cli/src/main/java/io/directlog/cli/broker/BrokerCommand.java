@@ -113,6 +113,7 @@ public final class BrokerCommand implements Command
         {
             throw new UsageException(e.getMessage());
         }
+        io.directlog.broker.network.LeakDetection.offUnlessConfigured();
         final KafkaBroker broker = KafkaBroker.start(config);
         final CountDownLatch stopped = new CountDownLatch(1);
         final Thread hook = new Thread(() ->

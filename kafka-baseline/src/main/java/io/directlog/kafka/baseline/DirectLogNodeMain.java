@@ -5,6 +5,7 @@ import java.util.concurrent.CountDownLatch;
 
 import io.directlog.broker.BrokerConfig;
 import io.directlog.broker.KafkaBroker;
+import io.directlog.broker.network.LeakDetection;
 
 /**
  * The child JVM's entry for {@link DirectLogNode}: {@code DirectLogNodeMain DATA_DIR} starts DirectLog's broker on a
@@ -36,6 +37,7 @@ public final class DirectLogNodeMain
             System.err.println("usage: DirectLogNodeMain DATA_DIR");
             System.exit(2);
         }
+        LeakDetection.offUnlessConfigured();
         final KafkaBroker broker = KafkaBroker.start(BrokerConfig.builder(Path.of(args[0]).toAbsolutePath())
             .host("127.0.0.1").port(0).metricsPort(Integer.getInteger(METRICS_PORT_PROPERTY, -1)).build());
         final CountDownLatch stopped = new CountDownLatch(1);
