@@ -251,7 +251,7 @@ final class LogAppender
         writePosition = position + aligned;
         if (writePosition >= prepareAt)
         {
-            prepareAt = spares.onFilling(writePosition); // a quarter (rate mark), then half (prepare the next)
+            prepareAt = spares.onFilling(); // once a segment: the preparer readies the next rung while this one fills
         }
         END_OFFSET.setRelease(this, nextOffset); // no StoreLoad fence per record: readers need only ordering
         if (recordsSinceFlush++ == 0)

@@ -35,13 +35,6 @@ record SegmentLadder(int initial, int max)
     static final long MIN_LIFETIME_NANOS = 10_000_000_000L;
     /** Rungs skipped at most in one roll: bounds the zero-fill a roll may wait for to 16 times the active size. */
     static final int MAX_SKIPPED_RUNGS = 1;
-    /**
-     * A rung is skipped only for a file of at most this size. Below it a prepared file's cost is mostly per file
-     * (create, fallocate, rename, two directory syncs, and the roll's new page), which skipping saves; above it the
-     * zeros dominate, which skipping only moves earlier: 100 busy logs climbing to 32 MiB at once stalled their
-     * writers 22 times in 8 s waiting for the preparer, against none going through 8 MiB.
-     */
-    static final int MAX_SKIP_TO = 2 << 20;
 
     /** @return the ladder of {@code config}. */
     static SegmentLadder of(final LogConfig config)
@@ -60,8 +53,7 @@ record SegmentLadder(int initial, int max)
 
     /**
      * The next size for a log that filled {@code filledBytes} of its active segment in {@code fillNanos}: the next
-     * rung, or the one after it (up to {@link #MAX_SKIP_TO}) when the next rung would last under
-     * {@link #MIN_LIFETIME_NANOS} at that rate.
+     * rung, or the one after it when the next rung would last under {@link #MIN_LIFETIME_NANOS} at that rate.
      *
      * @param current     the size of the active segment.
      * @param filledBytes bytes the writer filled in it since it became active (0 when unknown: the plain next rung).
@@ -75,10 +67,10 @@ record SegmentLadder(int initial, int max)
         {
             return size;
         }
-        // bytes the log fills in MIN_LIFETIME_NANOS at this rate
+        // bytes the log fills in MIN_LIFETIME_NANOS at this rate (filledBytes < 2^31, so no overflow below 2^32 s)
         final long wanted = (long)Math.min(Long.MAX_VALUE,
             (double)filledBytes * MIN_LIFETIME_NANOS / Math.max(1, fillNanos));
-        for (int skipped = 0; skipped < MAX_SKIPPED_RUNGS && size < wanted && next(size) <= MAX_SKIP_TO; skipped++)
+        for (int skipped = 0; skipped < MAX_SKIPPED_RUNGS && size < max && size < wanted; skipped++)
         {
             size = next(size);
         }

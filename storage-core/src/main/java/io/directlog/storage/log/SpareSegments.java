@@ -19,7 +19,7 @@ import io.directlog.storage.LogFullException;
  * <p>
  * Files are prepared on demand, one rung of the log's {@link SegmentLadder} at a time: a new log gets its first
  * (small) file; a log with an active segment gets the next rung only once its writer filled half of the active
- * segment ({@link #onFilling(int)}), so an idle or tiny log holds no prepared file; a log at full-size segments keeps
+ * segment ({@link #onFilling()}), so an idle or tiny log holds no prepared file; a log at full-size segments keeps
  * {@link LogConfig#preparedSegments()} ready, as before the ladder.
  * <p>
  * Threads: lock-free queues and volatile fields. The preparer fills {@code prepared} and drains {@code recycled};
@@ -35,8 +35,6 @@ final class SpareSegments implements SpareSegmentQueue
      * of a segment's fill to ready a file 4 times its size (it stalls where the device cannot zero that fast).
      */
     static final int PREPARE_AT_FILL_SHIFT = 1;
-    /** The fill rate is measured from a quarter of the segment ({@code capacity >> 2}) to half of it. */
-    static final int RATE_MARK_SHIFT = 2;
     /** How often a stalled roll looks for a prepared segment again. */
     private static final long PREPARED_POLL_NANOS = 50_000;
 
@@ -59,9 +57,11 @@ final class SpareSegments implements SpareSegmentQueue
     private volatile int wantedSize;
     /** Capacity of the writer's active segment, 0 before its first. */
     private volatile int activeCapacity;
-    /** Writer's: when the active segment passed a quarter full (0: not yet), and its fill then: the climb rate. */
-    private long rateMarkNanos;
-    private int rateMarkPosition;
+    /** Writer's: when the active segment became active, and its fill then (for the climb rate). */
+    private long activeSinceNanos;
+    private int activeFrom;
+    /** Writer's: the fill threshold onActive gave. */
+    private int fillThreshold;
     /** The size the next rung climbs to at the active segment's fill rate (0 until it passed half full). */
     private volatile int climbSize;
     /** Set once the active segment is filled past {@link #PREPARE_AT_FILL}: the next rung is needed soon. */
@@ -126,60 +126,37 @@ final class SpareSegments implements SpareSegmentQueue
     /**
      * Writer: its active segment is now one of {@code capacity} bytes, filled to {@code position}.
      *
-     * @return the position past which the writer calls {@link #onFilling(int)}, or {@link Integer#MAX_VALUE}.
+     * @return the position past which the writer calls {@link #onFilling()}, or {@link Integer#MAX_VALUE}.
      */
     int onActive(final int capacity, final int position)
     {
         activeCapacity = capacity;
         newestSize = Math.max(newestSize, capacity);
-        final int half = capacity >> PREPARE_AT_FILL_SHIFT;
+        final int threshold = capacity >> PREPARE_AT_FILL_SHIFT;
+        activeSinceNanos = System.nanoTime();
+        activeFrom = position;
+        fillThreshold = threshold;
         climbSize = 0;
-        rateMarkNanos = 0;
-        needSoon = position >= half;
+        needSoon = position >= threshold;
         if (needSoon)
         {
             context.preparer().signal();
-            return Integer.MAX_VALUE;
         }
-        final int rateMark = capacity >> RATE_MARK_SHIFT;
-        if (position >= rateMark)
-        {
-            markRate(position);
-            return half;
-        }
-        return rateMark;
+        return needSoon ? Integer.MAX_VALUE : threshold;
     }
 
     /**
-     * Writer: its active segment passed the threshold {@link #onActive} or the last call gave. At a quarter of the
-     * segment it notes the time; at half it asks the preparer for the next file, whose size the fill rate between
-     * the two sets ({@link SegmentLadder#next(int, long, long)}): not the time since activation, since a log may
-     * sit idle on a new segment before it gets busy.
+     * Writer: its active segment passed the fill threshold {@link #onActive} gave: prepare the next rung now.
      *
-     * @param position the writer's position in the segment now.
-     * @return the next threshold: half the segment, or none.
+     * @return the next threshold: none.
      */
-    int onFilling(final int position)
+    int onFilling()
     {
-        final int half = activeCapacity >> PREPARE_AT_FILL_SHIFT;
-        if (position < half)
-        {
-            markRate(position);
-            return half;
-        }
-        if (rateMarkNanos != 0)
-        {
-            climbSize = ladder().next(activeCapacity, position - rateMarkPosition, System.nanoTime() - rateMarkNanos);
-        }
+        // the writer passed fillThreshold: the rate from activation to there sets how far the next file climbs
+        climbSize = ladder().next(activeCapacity, fillThreshold - activeFrom, System.nanoTime() - activeSinceNanos);
         needSoon = true;
         context.preparer().signal();
         return Integer.MAX_VALUE;
-    }
-
-    private void markRate(final int position)
-    {
-        rateMarkNanos = Math.max(1, System.nanoTime());
-        rateMarkPosition = position;
     }
 
     /**

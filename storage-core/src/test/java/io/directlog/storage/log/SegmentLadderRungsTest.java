@@ -71,12 +71,10 @@ class SegmentLadderRungsTest
         assertEquals(512 * K, ladder.next(128 * K, 64 * K, 60 * second));
         // at the boundary: 512 KiB in exactly MIN_LIFETIME_NANOS is enough
         assertEquals(512 * K, ladder.next(128 * K, 64 * K, SegmentLadder.MIN_LIFETIME_NANOS / 8));
-        // however fast, one rung skipped at most
+        // however fast, one rung skipped at most, and never past the segment size
         assertEquals(2048 * K, ladder.next(128 * K, 64 * K, 1));
         assertEquals(2048 * K, ladder.next(128 * K, 64 * K, 0));
-        // only files up to MAX_SKIP_TO skip: past it the zeros, not the files, are the preparer's cost
-        assertEquals(2048 * K, ladder.next(512 * K, 256 * K, 1));
-        assertEquals(32 * 1024 * K, ladder.next(8192 * K, 4096 * K, 1));
+        assertEquals(64 * 1024 * K, ladder.next(8192 * K, 4096 * K, 1));
         assertEquals(64 * 1024 * K, ladder.next(64 * 1024 * K, 32 * 1024 * K, 1));
         // a fill the writer did not see start (a reopened log past half full): the plain next rung
         assertEquals(512 * K, ladder.next(128 * K, 0, 1));
