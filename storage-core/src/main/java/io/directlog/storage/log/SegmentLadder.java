@@ -9,11 +9,6 @@ import io.directlog.storage.format.SegmentHeaderDescriptor;
  * its ratio to the one below). So a log of a few records holds one small file, and a busy one reaches full-size
  * segments after a few rolls (128 KiB, 512 KiB, 2 MiB, 8 MiB, 32 MiB, 64 MiB with the defaults).
  * <p>
- * A log that fills its segments fast climbs faster: when the fill rate of the active segment would use up the next
- * rung within {@link #MIN_LIFETIME_NANOS}, the next file skips one rung ({@link #next(int, long, long)}), so a busy
- * log stops rolling small files (each roll is a prepared file: a zero-fill, a rename and two directory syncs) while
- * a quiet log, which never fills half a segment that fast, keeps the small rungs.
- * <p>
  * Design note: each segment's header carries its own size, so the rungs are not part of the format: a log whose
  * {@code initialSegmentSize} changed between opens reads its old segments as they are.
  * <p>
@@ -26,15 +21,6 @@ record SegmentLadder(int initial, int max)
 {
     /** Each rung is this many times the one below. */
     static final int FACTOR = 4;
-
-    /**
-     * A segment should last at least this long at the rate the one before it filled: a log whose next rung would
-     * fill sooner skips that rung. 1,000 logs taking 16 producers' DSYNC appends (one 4 KiB block each, about 80
-     * KiB/s a log) fill half of a 128 KiB first segment in under a second and go on to 2 MiB, not 512 KiB.
-     */
-    static final long MIN_LIFETIME_NANOS = 10_000_000_000L;
-    /** Rungs skipped at most in one roll: bounds the zero-fill a roll may wait for to 16 times the active size. */
-    static final int MAX_SKIPPED_RUNGS = 1;
 
     /** @return the ladder of {@code config}. */
     static SegmentLadder of(final LogConfig config)
@@ -49,32 +35,6 @@ record SegmentLadder(int initial, int max)
     int next(final int current)
     {
         return current <= 0 ? initial : (int)Math.min(max, Math.max(initial, (long)current * FACTOR));
-    }
-
-    /**
-     * The next size for a log that filled {@code filledBytes} of its active segment in {@code fillNanos}: the next
-     * rung, or the one after it when the next rung would last under {@link #MIN_LIFETIME_NANOS} at that rate.
-     *
-     * @param current     the size of the active segment.
-     * @param filledBytes bytes the writer filled in it since it became active (0 when unknown: the plain next rung).
-     * @param fillNanos   how long that took.
-     * @return the size of the file after it.
-     */
-    int next(final int current, final long filledBytes, final long fillNanos)
-    {
-        int size = next(current);
-        if (filledBytes <= 0)
-        {
-            return size;
-        }
-        // bytes the log fills in MIN_LIFETIME_NANOS at this rate (filledBytes < 2^31, so no overflow below 2^32 s)
-        final long wanted = (long)Math.min(Long.MAX_VALUE,
-            (double)filledBytes * MIN_LIFETIME_NANOS / Math.max(1, fillNanos));
-        for (int skipped = 0; skipped < MAX_SKIPPED_RUNGS && size < max && size < wanted; skipped++)
-        {
-            size = next(size);
-        }
-        return size;
     }
 
     /**

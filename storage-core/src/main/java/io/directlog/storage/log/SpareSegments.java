@@ -57,13 +57,6 @@ final class SpareSegments implements SpareSegmentQueue
     private volatile int wantedSize;
     /** Capacity of the writer's active segment, 0 before its first. */
     private volatile int activeCapacity;
-    /** Writer's: when the active segment became active, and its fill then (for the climb rate). */
-    private long activeSinceNanos;
-    private int activeFrom;
-    /** Writer's: the fill threshold onActive gave. */
-    private int fillThreshold;
-    /** The size the next rung climbs to at the active segment's fill rate (0 until it passed half full). */
-    private volatile int climbSize;
     /** Set once the active segment is filled past {@link #PREPARE_AT_FILL}: the next rung is needed soon. */
     private volatile boolean needSoon;
 
@@ -133,10 +126,6 @@ final class SpareSegments implements SpareSegmentQueue
         activeCapacity = capacity;
         newestSize = Math.max(newestSize, capacity);
         final int threshold = capacity >> PREPARE_AT_FILL_SHIFT;
-        activeSinceNanos = System.nanoTime();
-        activeFrom = position;
-        fillThreshold = threshold;
-        climbSize = 0;
         needSoon = position >= threshold;
         if (needSoon)
         {
@@ -152,8 +141,6 @@ final class SpareSegments implements SpareSegmentQueue
      */
     int onFilling()
     {
-        // the writer passed fillThreshold: the rate from activation to there sets how far the next file climbs
-        climbSize = ladder().next(activeCapacity, fillThreshold - activeFrom, System.nanoTime() - activeSinceNanos);
         needSoon = true;
         context.preparer().signal();
         return Integer.MAX_VALUE;
@@ -347,7 +334,7 @@ final class SpareSegments implements SpareSegmentQueue
     @Override
     public int nextSegmentSize()
     {
-        return Math.max(Math.max(ladder().next(newestSize), climbSize), Math.min(wantedSize, ladder().max()));
+        return Math.max(ladder().next(newestSize), Math.min(wantedSize, ladder().max()));
     }
 
     @Override

@@ -59,24 +59,4 @@ class SegmentLadderRungsTest
         assertFalse(ladder.accepts(128 * K + 512, 4096));
         assertFalse(ladder.accepts(0, 4096));
     }
-
-    @Test
-    void aLogThatFillsItsSegmentFastSkipsOneRungAndAQuietOneClimbsByOne()
-    {
-        final SegmentLadder ladder = SegmentLadder.of(LogConfig.defaults());
-        final long second = 1_000_000_000L;
-        // 64 KiB of a 128 KiB segment in 0.8 s: 800 KiB in 10 s, more than the 512 KiB rung holds
-        assertEquals(2048 * K, ladder.next(128 * K, 64 * K, 800_000_000L));
-        // the same half in a minute: the next rung lasts longer than MIN_LIFETIME_NANOS
-        assertEquals(512 * K, ladder.next(128 * K, 64 * K, 60 * second));
-        // at the boundary: 512 KiB in exactly MIN_LIFETIME_NANOS is enough
-        assertEquals(512 * K, ladder.next(128 * K, 64 * K, SegmentLadder.MIN_LIFETIME_NANOS / 8));
-        // however fast, one rung skipped at most, and never past the segment size
-        assertEquals(2048 * K, ladder.next(128 * K, 64 * K, 1));
-        assertEquals(2048 * K, ladder.next(128 * K, 64 * K, 0));
-        assertEquals(64 * 1024 * K, ladder.next(8192 * K, 4096 * K, 1));
-        assertEquals(64 * 1024 * K, ladder.next(64 * 1024 * K, 32 * 1024 * K, 1));
-        // a fill the writer did not see start (a reopened log past half full): the plain next rung
-        assertEquals(512 * K, ladder.next(128 * K, 0, 1));
-    }
 }
