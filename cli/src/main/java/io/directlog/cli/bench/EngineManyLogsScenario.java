@@ -105,7 +105,7 @@ final class EngineManyLogsScenario implements Scenario
      * Segment rolls and preparer stalls (a roll that found no prepared file and waited) summed over the logs: the
      * row reports those of its measured window, since rolls of small first segments are a cost of many logs.
      */
-    private static long[] rollsAndStalls(final List<Log> logs)
+    static long[] rollsAndStalls(final List<Log> logs)
     {
         long rolls = 0;
         long stalls = 0;
