@@ -64,6 +64,7 @@ final class EngineManyLogsScenario implements Scenario
             final LogConfig config = context.manyLogsConfig().durability(Durability.DSYNC).build();
             final List<Log> logs = ManyLogs.openAndAppend(store, count, config, 1, Durability.DSYNC, guard);
             context.settle();
+            final long[] before = rollsAndStalls(logs);
             final Measurement m = LoadDriver.closedLoop(context, PRODUCERS, ManyLogs.RECORD_BYTES, thread ->
             {
                 final Log[] own = slice(logs, thread, PRODUCERS).toArray(new Log[0]);
@@ -90,12 +91,30 @@ final class EngineManyLogsScenario implements Scenario
                     }
                 };
             });
+            final long[] after = rollsAndStalls(logs);
             final Log first = logs.get(0);
             final Durability effective = first.effectiveDurability(Durability.DSYNC);
-            rows.add(PRODUCERS, m, String.format(Locale.ROOT, "%,d logs of %s segments%s", count,
-                ManyLogsFootprintScenario.mib(config.segmentSize()),
+            rows.add(PRODUCERS, m, String.format(Locale.ROOT, "%,d logs of %s segments, %,d rolls, %,d stalls%s",
+                count, ManyLogsFootprintScenario.mib(config.segmentSize()), after[0] - before[0],
+                after[1] - before[1],
                 effective == Durability.DSYNC ? "" : ", DSYNC acts as " + effective + " here"));
         }
+    }
+
+    /**
+     * Segment rolls and preparer stalls (a roll that found no prepared file and waited) summed over the logs: the
+     * row reports those of its measured window, since rolls of small first segments are a cost of many logs.
+     */
+    static long[] rollsAndStalls(final List<Log> logs)
+    {
+        long rolls = 0;
+        long stalls = 0;
+        for (final Log log : logs)
+        {
+            rolls += log.stats().segmentRolls();
+            stalls += log.stats().preparerStalls();
+        }
+        return new long[] {rolls, stalls};
     }
 
     /**

@@ -11,6 +11,12 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.directlog.storage.Durability;
+import io.directlog.storage.Log;
+import io.directlog.storage.LogConfig;
+import io.directlog.storage.LogStore;
+import io.directlog.storage.StoreConfig;
+
 class ManyLogsPartsTest
 {
     @Test
@@ -85,5 +91,29 @@ class ManyLogsPartsTest
         final DiskGuard guard = DiskGuard.forDirectory(dir);
         assertTrue(guard.capBytes() > 0 && guard.capBytes() <= DiskGuard.MAX_CAP_BYTES);
         guard.check("testing"); // nothing written: well under any cap
+    }
+
+    @Test
+    void theRowCountsTheRollsOfItsWindowOverAllLogs(@TempDir final Path dir) throws Exception
+    {
+        // 8 KiB first segments: each DIRECT append takes a 4 KiB block, so a few appends roll a few times
+        final LogConfig config = LogConfig.builder().segmentSize(1 << 20).initialSegmentSize(8 << 10)
+            .durability(Durability.DIRECT).build();
+        try (LogStore store = LogStore.open(StoreConfig.builder(dir).writerThreads(1).build()))
+        {
+            final List<Log> logs = List.of(store.log("a", config), store.log("b", config));
+            logs.get(1).append(new byte[100]).join();
+            final long[] before = EngineManyLogsScenario.rollsAndStalls(logs);
+            final long aBefore = logs.get(0).stats().segmentRolls();
+            for (int i = 0; i < 12; i++)
+            {
+                logs.get(0).append(new byte[100]).join();
+            }
+            final long[] after = EngineManyLogsScenario.rollsAndStalls(logs);
+            final long aRolls = logs.get(0).stats().segmentRolls() - aBefore;
+            assertTrue(aRolls >= 2, "rolls of log a: " + aRolls);
+            assertEquals(aRolls, after[0] - before[0], "only log a appended in the window");
+            assertTrue(after[1] >= before[1]);
+        }
     }
 }
