@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
 # Issue 16 eleventh run: rows DSYNC 16, DSYNC 1, DIRECT 16 (100 B) and MEMORY 1, one fork each, variants in a rotating order.
 # ROUNDS="1 2" bash trials3.sh OUT name@jar@jvm-options ...
-# Issue 16 trials: rows DSYNC 16, DIRECT 64, DIRECT 16 producers (100 B), one fork each, per variant in an order
-# that rotates every round. ROUNDS="1 2 3 4" bash trials.sh OUT name@jar@jvm-options ... (options may be empty)
 set -u
 cd "$(dirname "$0")/../../../.."
 OUT=$1; shift
