@@ -25,12 +25,12 @@ import org.junit.jupiter.api.Timeout;
 class NetworkThreadsTest
 {
     @Test
-    void theDefaultIsOneLoopPerAvailableCpu() throws Exception
+    void theDefaultIsTwoLoopsPerAvailableCpu() throws Exception
     {
         final Path dir = BrokerTestSupport.newDirectory("netdefault");
         try
         {
-            assertEquals(Runtime.getRuntime().availableProcessors(),
+            assertEquals(2 * Runtime.getRuntime().availableProcessors(),
                 BrokerConfig.builder(dir).build().networkThreads());
         }
         finally
