@@ -257,6 +257,16 @@ public final class RatisReplicationNode implements AutoCloseable
         // (PartitionStateMachine.notifyInstallSnapshotFromLeader).
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
         RaftServerConfigKeys.setCloseThreshold(p, millis(config.pauseCloseThreshold()));
+        // A follower may count an entry committed only once its own Raft log holds the leader's entry there. Ratis
+        // 3.3.0's default "compose" appendEntries queues each append and checks a later request (a heartbeat, or
+        // a retry of a queued one) against the queue, so that request can raise the commit index over indexes
+        // whose conflicting entries the queued append has not truncated yet; the flush index that caps it still
+        // counts those entries. Ratis then applies the replica's own uncommitted entries there and the high
+        // watermark covers batches the new leader never had (issue 22: a resumed old leader, high watermark 188
+        // over its term-1 entries 17-18, could then never take the new leader's entries). Without compose, each
+        // appendEntries truncates and appends Raft's log (and calls truncate and write here) before it may move
+        // the commit index.
+        RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
         return p;
     }
 

@@ -284,7 +284,7 @@ class PartitionStateMachineTest
     }
 
     /** A Raft entry as the leader sends it: header as log data, the producer's batch as state-machine data. */
-    private static LogEntryProto entry(final long index, final long term, final long id)
+    static LogEntryProto entry(final long index, final long term, final long id)
     {
         final byte[] batch = TestBatches.batch(id);
         final ByteBuffer header = ByteBuffer.allocate(EntryHeader.LENGTH);

@@ -1,6 +1,7 @@
 package io.directlog.replication.ratis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -34,6 +35,15 @@ class RatisPropertiesTest
         assertTrue(closeMillis >= Duration.ofDays(30).toMillis(), "a GC, a VM suspend or a SIGSTOP of hours must " +
             "leave the server running; raft.server.close.threshold is " + closeMillis + " ms (Ratis's default: " +
             RaftServerConfigKeys.CLOSE_THRESHOLD_DEFAULT + ")");
+    }
+
+    /** ReturningLeaderCommitTest shows what the default does to a returning leader. */
+    @Test
+    void aFollowerMovesItsCommitIndexOnlyOverEntriesItsRaftLogHolds() throws IOException
+    {
+        assertFalse(RaftServerConfigKeys.Log.appendEntriesComposeEnabled(properties(null)),
+            "raft.server.log.append-entries.compose.enabled lets a heartbeat commit indexes a queued append has " +
+                "not replaced yet");
     }
 
     @Test

@@ -441,7 +441,7 @@ final class TestCluster implements AutoCloseable
         }
     }
 
-    private static int freePort() throws IOException
+    static int freePort() throws IOException
     {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
         {
