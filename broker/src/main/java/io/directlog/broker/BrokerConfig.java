@@ -418,12 +418,15 @@ public final class BrokerConfig
         }
 
         /**
-         * For tests in this package: what the node does instead of {@link FailStop#exit} when its replication dies.
+         * What a cluster node does when Ratis closes its Raft server or one of its groups under it (the node can
+         * then never vote, lead or catch up again). By default it logs the reason at ERROR and exits the JVM with
+         * status 70, for its supervisor to restart it; a broker embedded in a JVM that must not exit sets its own
+         * action here, which should stop this broker (and may restart it) rather than leave it running.
          *
-         * @param onLost told the reason, once, on a Ratis thread.
+         * @param onLost told the reason, once, on a Ratis thread; must not block on the broker's close.
          * @return this
          */
-        Builder onReplicationLost(final java.util.function.Consumer<String> onLost)
+        public Builder onReplicationLost(final java.util.function.Consumer<String> onLost)
         {
             this.onReplicationLost = Objects.requireNonNull(onLost, "onReplicationLost");
             return this;
