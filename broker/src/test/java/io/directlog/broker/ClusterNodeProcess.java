@@ -31,24 +31,20 @@ final class ClusterNodeProcess implements AutoCloseable
     private final int nodeId;
     private final Process process;
     private final PrintWriter questions;
-    private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
+    private final BlockingQueue<String> answers;
     private final long pid;
     /** What the node said of its start on its ready line (phase durations), and the launch-to-ready wall time. */
     private final String startInfo;
     private int seq;
     private boolean paused;
 
-    private ClusterNodeProcess(final int nodeId, final Process process, final Path outFile, final long launchedAt)
+    private ClusterNodeProcess(final int nodeId, final Launched launched, final Path outFile, final long launchedAt)
         throws IOException, InterruptedException
     {
         this.nodeId = nodeId;
-        this.process = process;
+        this.process = launched.process();
+        this.answers = launched.answers();
         this.questions = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
-        final Writer out = Files.newBufferedWriter(outFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-            StandardOpenOption.APPEND);
-        final Thread drain = new Thread(() -> drain(out), "node-" + nodeId + "-output");
-        drain.setDaemon(true);
-        drain.start();
         final String ready = answers.poll(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         if (ready == null || !ready.startsWith(ClusterNodeMain.READY))
         {
@@ -62,23 +58,56 @@ final class ClusterNodeProcess implements AutoCloseable
             (words.length > 1 ? " " + words[1] : "");
     }
 
-    /** @return the started child ({@link ClusterNodeMain} and its arguments in command); see {@link #await}. */
-    static Process launch(final List<String> command) throws IOException
+    /**
+     * A started child whose output is drained from the start: a node logs at INFO while it starts, and a pipe nobody
+     * reads fills (64 KiB) and blocks it, listening but deaf, until the test gets round to {@link #await}.
+     *
+     * @param process the child.
+     * @param answers its answer and ready lines, as the drain finds them.
+     */
+    record Launched(Process process, BlockingQueue<String> answers)
     {
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    /**
+     * @param command {@link ClusterNodeMain} and its arguments.
+     * @param nodeId  the node's id, for the drain thread's name.
+     * @param outFile where its output goes (appended).
+     * @return the started child, its output drained by a thread of its own from now on; see {@link #await}.
+     * @throws IOException when the process or the output file cannot be opened.
+     */
+    static Launched launch(final List<String> command, final int nodeId, final Path outFile) throws IOException
+    {
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
+        final Writer out;
+        try
+        {
+            out = Files.newBufferedWriter(outFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+        }
+        catch (final IOException e)
+        {
+            process.destroyForcibly();
+            throw e;
+        }
+        final Thread drain = new Thread(() -> drain(process, answers, out), "node-" + nodeId + "-output");
+        drain.setDaemon(true);
+        drain.start();
+        return new Launched(process, answers);
     }
 
     /**
      * Waits until a launched node listens.
      *
-     * @param p       the launched child.
+     * @param p       the launched child ({@link #launch}).
      * @param nodeId  the node's id, for messages.
      * @param outFile where its output goes.
      * @param launchedAt when it was launched ({@link System#currentTimeMillis()}).
      * @return the running node.
      * @throws IOException when it does not start in time (it is killed then).
      */
-    static ClusterNodeProcess await(final Process p, final int nodeId, final Path outFile, final long launchedAt)
+    static ClusterNodeProcess await(final Launched p, final int nodeId, final Path outFile, final long launchedAt)
         throws IOException
     {
         try
@@ -88,12 +117,12 @@ final class ClusterNodeProcess implements AutoCloseable
         catch (final InterruptedException e)
         {
             Thread.currentThread().interrupt();
-            p.destroyForcibly();
+            p.process().destroyForcibly();
             throw new IOException("interrupted while starting node " + nodeId, e);
         }
     }
 
-    private void drain(final Writer out)
+    private static void drain(final Process process, final BlockingQueue<String> answers, final Writer out)
     {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
             StandardCharsets.UTF_8)); out)

@@ -64,7 +64,7 @@ final class ProcessCluster implements AutoCloseable
     private final Path root;
     private final ClusterNodeProcess[] nodes;
     /** Processes started and not yet listening ({@link #launch}). */
-    private final Process[] launching;
+    private final ClusterNodeProcess.Launched[] launching;
     private final long[] launchedAt;
     /** Every start's phase durations (launch to ready, and the node's own), key to values in start order. */
     private final Map<String, List<Long>> startPhases = new java.util.LinkedHashMap<>();
@@ -92,7 +92,7 @@ final class ProcessCluster implements AutoCloseable
         peers = p.toString();
         topics = t.toString();
         nodes = new ClusterNodeProcess[size];
-        launching = new Process[size];
+        launching = new ClusterNodeProcess.Launched[size];
         launchedAt = new long[size];
         System.out.println("CLUSTER-LOGS " + name + ": " + logs());
     }
@@ -166,13 +166,13 @@ final class ProcessCluster implements AutoCloseable
             throw new IllegalStateException("node " + address(i).id() + " is running or starting");
         }
         launchedAt[i] = System.currentTimeMillis();
-        launching[i] = ClusterNodeProcess.launch(command(i));
+        launching[i] = ClusterNodeProcess.launch(command(i), address(i).id(), outFile(i));
     }
 
     /** Waits until the node {@link #launch}ed listens. */
     void awaitStarted(final int i) throws IOException
     {
-        final Process p = launching[i];
+        final ClusterNodeProcess.Launched p = launching[i];
         launching[i] = null;
         nodes[i] = ClusterNodeProcess.await(p, address(i).id(), outFile(i), launchedAt[i]);
         final String info = nodes[i].startInfo();
@@ -382,11 +382,11 @@ final class ProcessCluster implements AutoCloseable
     @Override
     public void close()
     {
-        for (final Process p : launching)
+        for (final ClusterNodeProcess.Launched p : launching)
         {
             if (p != null)
             {
-                p.destroyForcibly();
+                p.process().destroyForcibly();
             }
         }
         for (final ClusterNodeProcess n : nodes)
